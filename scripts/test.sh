@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Sets up everything the tests need and runs the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh dev
+exec .venv/bin/python -m pytest "$@"

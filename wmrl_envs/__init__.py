@@ -1,0 +1,1 @@
+"""wmrl: Gymnasium environments for World-Model RL of research agents."""

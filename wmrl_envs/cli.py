@@ -1,0 +1,2 @@
+def main() -> None:
+    raise SystemExit("wmrl: no commands yet")

@@ -1,0 +1,134 @@
+"""The sandbox contract shared by every backend: limits, a job, a result, an executor."""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import os
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one sandboxed run.
+
+    Args:
+        wall_s: wall-clock seconds before the whole process tree is killed.
+        cpu_s: CPU seconds (all processes of the run) before SIGXCPU/kill.
+        memory_mb: resident memory (plus swap) of the run; past it the kernel OOM-kills.
+        max_procs: processes/threads the run may hold at once.
+        file_mb: largest single file the program may write.
+        workspace_mb: total bytes the program may leave in its workspace.
+        output_bytes: stdout and stderr are each kept to this many bytes (head + tail).
+        threads: BLAS/OpenMP threads the program is told to use.
+    """
+
+    wall_s: float = 600.0
+    cpu_s: float = 600.0
+    memory_mb: int = 4096
+    max_procs: int = 64
+    file_mb: int = 512
+    workspace_mb: int = 1024
+    output_bytes: int = 64 * 1024
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not v > 0:
+                raise ValueError(f"Limits.{f.name} must be a positive number, got {v!r}")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One program to run: Python source (``code``) or an explicit ``argv``.
+
+    The program's working directory is a fresh workspace holding ``data/`` (``data_dir``
+    mounted read-only). After the run, the files named in ``collect`` (relative to the
+    workspace) are copied out, each size-checked, into ``RunResult.files``.
+    """
+
+    code: str | None = None
+    argv: tuple[str, ...] | None = None
+    data_dir: str | Path | None = None
+    collect: tuple[str, ...] = ("submission.csv",)
+    limits: Limits | None = None  # None: the executor's limits
+    name: str = "job"
+
+    def __post_init__(self) -> None:
+        if (self.code is None) == (self.argv is None):
+            raise ValueError("Job needs exactly one of code= (Python source) or argv=")
+        if self.code is not None and not isinstance(self.code, str):
+            raise ValueError(f"Job.code must be a str, got {type(self.code).__name__}")
+
+
+@dataclass
+class RunResult:
+    """What happened to one sandboxed run."""
+
+    backend: str
+    isolation: str  # "strong" (namespaces / container), "none" (plain process)
+    exit_code: int | None = None
+    term_signal: int | None = None
+    timed_out: bool = False
+    oom_killed: bool = False
+    cpu_limit_hit: bool = False
+    fsize_limit_hit: bool = False
+    workspace_limit_hit: bool = False
+    wall_s: float = 0.0
+    cpu_s: float | None = None
+    peak_mem_bytes: int | None = None
+    peak_mem_source: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    leftover_procs: int = 0
+    files: dict[str, bytes] = field(default_factory=dict)
+    error: str | None = None  # harness-side problem (backend failed to start, ...)
+
+    @property
+    def ok(self) -> bool:
+        """The program exited 0 and hit no limit."""
+        return (
+            self.exit_code == 0
+            and self.error is None
+            and not (self.timed_out or self.oom_killed or self.cpu_limit_hit)
+        )
+
+    def to_dict(self, with_files: bool = False) -> dict:
+        d = dataclasses.asdict(self)
+        files = d.pop("files")
+        d["files"] = (
+            {k: v.decode("utf-8", "replace") for k, v in files.items()}
+            if with_files
+            else {k: len(v) for k, v in files.items()}
+        )
+        return d
+
+
+class Executor(abc.ABC):
+    """Runs jobs in a sandbox. ``run`` is thread-safe; ``map`` runs up to ``workers`` at once."""
+
+    name: str = "base"
+    isolation: str = "strong"
+
+    def __init__(self, limits: Limits | None = None, workers: int | None = None) -> None:
+        self.limits = limits or Limits()
+        self.workers = workers or os.cpu_count() or 1
+
+    @abc.abstractmethod
+    def run(self, job: Job) -> RunResult: ...
+
+    def map(self, jobs: Iterable[Job]) -> Iterator[RunResult]:
+        """Run jobs concurrently, yielding results in input order."""
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            yield from pool.map(self.run, jobs)
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release backend resources (containers, cgroups, clients)."""
