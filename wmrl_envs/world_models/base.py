@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypedDict, runtime_checkable
 class FileSchema(TypedDict):
     n_rows: int
     columns: dict[str, str]  # column -> dtype name
+    nan_fraction: dict[str, float]  # column -> share of missing values
 
 
 class TaskContext(TypedDict, total=False):
