@@ -1,0 +1,19 @@
+"""WMRL's method, numpy + scikit-learn only: anchors, Online Debiasing, Inverse-Variance Denoising."""
+
+from .anchors import AnchorSampler
+from .debias import OnlineDebiaser
+from .denoise import InverseVarianceWeights, Weights, group_advantages
+from .isotonic import pav_fit, sklearn_fit
+from .mixer import MixResult, RewardMixer
+
+__all__ = [
+    "AnchorSampler",
+    "InverseVarianceWeights",
+    "MixResult",
+    "OnlineDebiaser",
+    "RewardMixer",
+    "Weights",
+    "group_advantages",
+    "pav_fit",
+    "sklearn_fit",
+]

@@ -1,0 +1,88 @@
+"""Online Debiasing: an increasing isotonic map from world-model score to real score."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ._validate import finite_1d, same_length
+from .isotonic import FITS
+
+
+class OnlineDebiaser:
+    """Learns ``f`` with ``f(s) ≈ E[real | world-model score s]`` from anchor pairs, online.
+
+    ``update`` adds anchor pairs ``(s, y)`` and refits on the last ``window`` of them;
+    ``transform`` maps scores through the fit (clipped to the fitted range). Until at least
+    ``min_pairs`` pairs with two or more distinct ``s`` exist, ``transform`` is the identity.
+
+    Args:
+        window: pairs kept (the newest); the policy drifts, so old pairs are dropped.
+        min_pairs: pairs needed before the map is applied.
+        backend: ``"sklearn"`` (default, compiled) or ``"numpy"`` (the pure-numpy PAV).
+    """
+
+    def __init__(self, window: int = 4096, min_pairs: int = 16, backend: str = "sklearn") -> None:
+        if int(window) < 2:
+            raise ValueError(f"window must be at least 2, got {window}")
+        if int(min_pairs) < 2:
+            raise ValueError(f"min_pairs must be at least 2, got {min_pairs}")
+        if backend not in FITS:
+            raise ValueError(f"backend must be one of {sorted(FITS)}, got {backend!r}")
+        self.window = int(window)
+        self.min_pairs = int(min_pairs)
+        self.backend = backend
+        self._s = np.empty(0)
+        self._y = np.empty(0)
+        self._knots: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self._s)
+
+    @property
+    def active(self) -> bool:
+        """Whether ``transform`` applies a fitted map (else it is the identity)."""
+        return self._knots is not None
+
+    @property
+    def knots(self) -> tuple[np.ndarray, np.ndarray] | None:
+        return self._knots
+
+    def update(self, wm_scores: Sequence[float], real_scores: Sequence[float]) -> None:
+        s = finite_1d("wm_scores", wm_scores)
+        y = finite_1d("real_scores", real_scores)
+        same_length("wm_scores", s, "real_scores", y)
+        self._s = np.concatenate([self._s, s])[-self.window :]
+        self._y = np.concatenate([self._y, y])[-self.window :]
+        self._refit()
+
+    def _refit(self) -> None:
+        if self.n_pairs >= self.min_pairs and np.unique(self._s).size >= 2:
+            self._knots = FITS[self.backend](self._s, self._y)
+        else:
+            self._knots = None
+
+    def transform(self, wm_scores: Sequence[float]) -> np.ndarray:
+        s = finite_1d("wm_scores", wm_scores, allow_empty=True)
+        if self._knots is None:
+            return s.copy()
+        return np.interp(s, *self._knots)
+
+    def state_dict(self) -> dict:
+        return {
+            "window": self.window,
+            "min_pairs": self.min_pairs,
+            "backend": self.backend,
+            "wm_scores": self._s.tolist(),
+            "real_scores": self._y.tolist(),
+            "knots": None if self._knots is None else [k.tolist() for k in self._knots],
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        self.__init__(state["window"], state["min_pairs"], state.get("backend", "sklearn"))
+        self._s = np.asarray(state["wm_scores"], dtype=np.float64)
+        self._y = np.asarray(state["real_scores"], dtype=np.float64)
+        knots = state.get("knots")
+        self._knots = None if knots is None else tuple(np.asarray(k, dtype=np.float64) for k in knots)
