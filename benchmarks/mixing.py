@@ -33,8 +33,8 @@ def refit_times(repeats: int) -> list[dict]:
     for n in (1_000, 10_000, 100_000):
         s = rng.random(n)
         y = (rng.random(n) < s**2).astype(float)
-        t_np = _best_time(lambda: pav_fit(s, y), repeats)
-        t_sk = _best_time(lambda: sklearn_fit(s, y), repeats)
+        t_np = _best_time(lambda s=s, y=y: pav_fit(s, y), repeats)
+        t_sk = _best_time(lambda s=s, y=y: sklearn_fit(s, y), repeats)
         rows.append({"pairs": n, "numpy_ms": 1e3 * t_np, "sklearn_ms": 1e3 * t_sk, "numpy/sklearn": t_np / t_sk})
     return rows
 
