@@ -12,7 +12,8 @@ _ENVS = {
     # Sandbox-scored: the same code can score differently run to run (timing, threads).
     "WMRL/MLEDojo-v0": ("wmrl_envs.mle.env:MLEDojoEnv", True),
     "WMRL/DSBench-v0": ("wmrl_envs.mle.env:DSBenchEnv", True),
-    "WMRL/LIBERO-Long-v0": ("wmrl_envs.embodied.libero_env:LiberoLongEnv", False),
+    # Deterministic dynamics, but step info carries wall-clock simulator seconds.
+    "WMRL/LIBERO-Long-v0": ("wmrl_envs.embodied.libero_env:LiberoLongEnv", True),
 }
 
 for _id, (_entry, _nondeterministic) in _ENVS.items():
