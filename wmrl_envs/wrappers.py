@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -135,6 +136,122 @@ class WorldModelWrapper(_PredictingWrapper):
         return obs, reward, terminated, truncated, info
 
 
+class MixingState:
+    """The mixing state behind one or more ``MixedRewardWrapper`` s: anchor decisions, the
+    debiaser, the weight estimates and counts. Thread-safe, so env copies stepped from a thread
+    pool can share one (pass ``state=`` to each wrapper).
+
+    Args: as ``MixedRewardWrapper``.
+    """
+
+    def __init__(
+        self,
+        anchor_rate: float = 0.1,
+        seed: int = 0,
+        state_path: str | os.PathLike | None = None,
+        selection: str = "hash",
+        window: int = 4096,
+        min_pairs: int = 16,
+        debias: bool = True,
+    ) -> None:
+        self.sampler = AnchorSampler(anchor_rate, seed, selection)
+        self.debiaser = OnlineDebiaser(window, min_pairs)
+        self.weighter = InverseVarianceWeights()
+        self.debias = bool(debias)
+        self.state_path = None if state_path is None else Path(state_path)
+        self.anchor_of: dict[str, bool] = {}
+        self.open_groups: dict[str, list[float]] = {}
+        self.weights = None
+        self.counts = {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0}
+        self.lock = threading.RLock()
+        if self.state_path is not None and self.state_path.exists():
+            self.load_state_dict(json.loads(self.state_path.read_text()))
+
+    def begin_episode(self, key: str) -> bool:
+        """Count an episode of group ``key``; fold completed groups into the weights; is it an anchor?"""
+        with self.lock:
+            if key not in self.anchor_of:
+                self.anchor_of[key] = bool(self.sampler.select([key])[0])
+                self._close_groups(keep=key)
+            anchor = self.anchor_of[key]
+            self.counts["episodes"] += 1
+            self.counts["anchor_episodes"] += int(anchor)
+            return anchor
+
+    def _close_groups(self, keep: str) -> None:
+        """A new group started: the open ones are complete, fold them into the weight estimate."""
+        done = {k: r for k, r in self.open_groups.items() if k != keep}
+        if not done:
+            return
+        centred = np.concatenate([np.asarray(r) - np.mean(r) for r in done.values()])
+        kinds = np.concatenate([np.full(len(r), self.anchor_of[k]) for k, r in done.items()])
+        self.weights = self.weighter.update(centred, kinds)
+        self.open_groups = {k: r for k, r in self.open_groups.items() if k == keep}
+
+    def transform(self, s: float) -> float:
+        with self.lock:
+            return float(self.debiaser.transform([s])[0]) if self.debias else s
+
+    def end_episode(self, key: str, reward: float, wm_score: float | None, real: float | None) -> None:
+        """Keep the episode's reward for its group; an anchor pair goes to the debiaser and disk."""
+        with self.lock:
+            self.open_groups.setdefault(key, []).append(float(reward))
+            if real is not None and wm_score is not None:
+                self.debiaser.update([wm_score], [real])
+                self.save()
+
+    def weight(self, anchor: bool) -> float | None:
+        """The current inverse-variance advantage multiplier of anchor or world-model episodes."""
+        w = self.weights
+        return None if w is None else (w.c_anchor if anchor else w.c_wm)
+
+    def stats(self) -> dict:
+        """Counts, realized anchor rate, calibration state and the current weights."""
+        with self.lock:
+            w = self.weights
+            n_groups = len(self.anchor_of)
+            n_anchor = sum(self.anchor_of.values())
+            return {
+                **self.counts,
+                "groups": n_groups,
+                "anchor_groups": n_anchor,
+                "realized_rate": n_anchor / max(1, n_groups),
+                "calib_pairs": self.debiaser.n_pairs,
+                "calib_active": self.debiaser.active and self.debias,
+                **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm}),
+            }
+
+    def state_dict(self) -> dict:
+        with self.lock:
+            return {
+                "sampler": self.sampler.state_dict(),
+                "debiaser": self.debiaser.state_dict(),
+                "weighter": self.weighter.state_dict(),
+                "anchor_of": dict(self.anchor_of),
+                "counts": dict(self.counts),
+            }
+
+    def load_state_dict(self, state: dict) -> None:
+        with self.lock:
+            self.sampler.load_state_dict(state["sampler"])
+            self.debiaser.load_state_dict(state["debiaser"])
+            self.weighter.load_state_dict(state["weighter"])
+            self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
+            self.counts = dict(state["counts"])
+
+    def save(self) -> None:
+        """Write the state to ``state_path`` atomically (a crash leaves the old or the new file)."""
+        if self.state_path is None:
+            return
+        self.state_path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, prefix=".mixstate-")
+        with os.fdopen(fd, "w") as f:
+            json.dump(self.state_dict(), f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.state_path)
+
+
 class MixedRewardWrapper(_PredictingWrapper):
     """WMRL per episode: anchor groups run for real *and* through the world model; the anchor pairs
     train an online isotonic map; every other episode is paid the debiased prediction and never runs.
@@ -146,7 +263,8 @@ class MixedRewardWrapper(_PredictingWrapper):
     Non-anchor episodes are paid ``f(s)`` at their last step, where ``f`` is the current map.
 
     ``info["mixing"]`` carries ``anchor``, ``wm_raw``, ``wm_debiased`` and ``weight`` (the current
-    inverse-variance multiplier of the episode's type, estimated over completed groups).
+    inverse-variance multiplier of the episode's type, estimated over the groups completed so far:
+    a group counts as complete when a new group key is first reset).
 
     Args:
         env: any Gymnasium env.
@@ -159,6 +277,8 @@ class MixedRewardWrapper(_PredictingWrapper):
         wm_horizon: for simulated envs, steps a non-anchor episode runs.
         window, min_pairs: the debiaser's memory and warm-up.
         debias: apply the isotonic map (``False``: the no-debiasing ablation).
+        state: a ``MixingState`` shared with other wrappers (then the arguments above that
+            configure the state are ignored).
     """
 
     def __init__(
@@ -173,52 +293,33 @@ class MixedRewardWrapper(_PredictingWrapper):
         window: int = 4096,
         min_pairs: int = 16,
         debias: bool = True,
+        state: MixingState | None = None,
     ) -> None:
         super().__init__(env, world_model, wm_horizon)
-        self.sampler = AnchorSampler(anchor_rate, seed, selection)
-        self.debiaser = OnlineDebiaser(window, min_pairs)
-        self.weighter = InverseVarianceWeights()
-        self.debias = bool(debias)
-        self.state_path = None if state_path is None else Path(state_path)
-        self._anchor_of: dict[str, bool] = {}
+        self.state = state or MixingState(anchor_rate, seed, state_path, selection, window, min_pairs, debias)
         self._group = ""
-        self._s: float | None = None
-        self._open_groups: dict[str, list[float]] = {}
-        self._weights = None
-        self.counts = {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0}
-        if self.state_path is not None and self.state_path.exists():
-            self.load_state_dict(json.loads(self.state_path.read_text()))
         self._anchor = False
+        self._s: float | None = None
 
-    # -- anchors and groups -------------------------------------------------------------------
-    def _is_anchor(self, key: str) -> bool:
-        if key not in self._anchor_of:
-            self._anchor_of[key] = bool(self.sampler.select([key])[0])
-        return self._anchor_of[key]
+    @property
+    def debiaser(self) -> OnlineDebiaser:
+        return self.state.debiaser
 
-    def _close_groups(self, current: str) -> None:
-        """Groups other than the current one are complete: fold them into the weight estimate."""
-        done = {k: r for k, r in self._open_groups.items() if k != current}
-        if not done:
-            return
-        centred = np.concatenate([np.asarray(r) - np.mean(r) for r in done.values()])
-        kinds = np.concatenate([np.full(len(r), self._anchor_of[k]) for k, r in done.items()])
-        self._weights = self.weighter.update(centred, kinds)
-        self._open_groups = {k: r for k, r in self._open_groups.items() if k == current}
+    def stats(self) -> dict:
+        return self.state.stats()
 
-    def _transform(self, s: float) -> float:
-        return float(self.debiaser.transform([s])[0]) if self.debias else s
+    def state_dict(self) -> dict:
+        return self.state.state_dict()
 
-    # -- Gymnasium API ------------------------------------------------------------------------
+    def load_state_dict(self, state: dict) -> None:
+        self.state.load_state_dict(state)
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
         self._begin(obs, info)
-        key = str(info.get("group", (options or {}).get("group", f"episode-{self.counts['episodes']}")))
-        self._group = key
-        self._close_groups(key)
-        self._anchor = self._is_anchor(key)
-        self.counts["episodes"] += 1
-        self.counts["anchor_episodes"] += int(self._anchor)
+        key = info.get("group", (options or {}).get("group"))
+        self._group = str(key) if key is not None else f"episode-{self.state.counts['episodes']}"
+        self._anchor = self.state.begin_episode(self._group)
         self._s = None
         return obs, info
 
@@ -227,14 +328,17 @@ class MixedRewardWrapper(_PredictingWrapper):
             return self._text_step(action)
         return self._sim_step(action)
 
+    def _count(self) -> None:
+        with self.state.lock:
+            self.state.counts["real_steps" if self._anchor else "predicted_steps"] += 1
+
     def _text_step(self, action: Any):
+        self._count()
         if not self._anchor:
-            self.counts["predicted_steps"] += 1
-            obs, reward, terminated, truncated, info, pred = self._predicted_text_step(action, self._transform)
+            obs, reward, terminated, truncated, info, pred = self._predicted_text_step(action, self.state.transform)
             return self._finish(obs, reward, terminated, truncated, info, pred.score, None)
         pred = _predict(self.world_model, self._context, action)
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self.counts["real_steps"] += 1
         info = dict(info)
         info["cost"] = {**_ZERO_COST, **info.get("cost", {})}
         info["cost"]["wm_s"] = info["cost"]["wm_s"] + pred.cost_s
@@ -244,7 +348,7 @@ class MixedRewardWrapper(_PredictingWrapper):
     def _sim_step(self, action: Any):
         obs, _, terminated, truncated, info = self.env.step(action)
         self._t += 1
-        self.counts["real_steps" if self._anchor else "predicted_steps"] += 1
+        self._count()
         info = dict(info)
         at_horizon = self.wm_horizon is not None and self._t == self.wm_horizon
         if not self._anchor:
@@ -260,69 +364,21 @@ class MixedRewardWrapper(_PredictingWrapper):
         if self._anchor:
             real = float(bool(info.get("success", terminated))) if done else None
             return self._finish(obs, 0.0, terminated, truncated, info, wm_score, real)
-        reward = self._transform(self._s) if done else 0.0
+        reward = self.state.transform(self._s) if done else 0.0
         info.update(reward_source="world_model", real_score=info.get("score"), score=None)
         return self._finish(obs, reward, terminated, truncated, info, wm_score, None)
 
     def _finish(self, obs, reward, terminated, truncated, info, wm_score, real):
-        """Record the pair (anchors), keep the group's reward, and describe the mixing."""
-        done = terminated or truncated
-        if done and real is not None:
-            self.debiaser.update([wm_score], [real])
+        """Pay anchors their real score, record the episode, and describe the mixing."""
+        if real is not None:
             reward = real
-            self._save()
-        if done:
-            self._open_groups.setdefault(self._group, []).append(float(reward))
-        c = None
-        if self._weights is not None:
-            c = self._weights.c_anchor if self._anchor else self._weights.c_wm
+        if terminated or truncated:
+            self.state.end_episode(self._group, reward, wm_score, real)
         info["mixing"] = {
             "anchor": self._anchor,
             "group": self._group,
             "wm_raw": wm_score,
-            "wm_debiased": None if wm_score is None else self._transform(wm_score),
-            "weight": c,
+            "wm_debiased": None if wm_score is None else self.state.transform(wm_score),
+            "weight": self.state.weight(self._anchor),
         }
         return obs, reward, terminated, truncated, info
-
-    # -- statistics and persistence -----------------------------------------------------------
-    def stats(self) -> dict:
-        """Counts, realized anchor rate, calibration state and the current weights."""
-        w = self._weights
-        groups = max(1, len(self._anchor_of))
-        return {
-            **self.counts,
-            "groups": len(self._anchor_of),
-            "anchor_groups": sum(self._anchor_of.values()),
-            "realized_rate": sum(self._anchor_of.values()) / groups,
-            "calib_pairs": self.debiaser.n_pairs,
-            "calib_active": self.debiaser.active and self.debias,
-            **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm}),
-        }
-
-    def state_dict(self) -> dict:
-        return {
-            "sampler": self.sampler.state_dict(),
-            "debiaser": self.debiaser.state_dict(),
-            "weighter": self.weighter.state_dict(),
-            "anchor_of": dict(self._anchor_of),
-            "counts": dict(self.counts),
-        }
-
-    def load_state_dict(self, state: dict) -> None:
-        self.sampler.load_state_dict(state["sampler"])
-        self.debiaser.load_state_dict(state["debiaser"])
-        self.weighter.load_state_dict(state["weighter"])
-        self._anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
-        self.counts = dict(state["counts"])
-
-    def _save(self) -> None:
-        if self.state_path is None:
-            return
-        self.state_path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, prefix=".mixstate-")
-        with os.fdopen(fd, "w") as f:
-            json.dump(self.state_dict(), f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.state_path)
