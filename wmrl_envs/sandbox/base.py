@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 MiB = 1 << 20
 
@@ -65,6 +65,12 @@ class Job:
             raise ValueError("Job needs exactly one of code= (Python source) or argv=")
         if self.code is not None and not isinstance(self.code, str):
             raise ValueError(f"Job.code must be a str, got {type(self.code).__name__}")
+        if self.argv is not None and (isinstance(self.argv, str) or not self.argv):
+            raise ValueError("Job.argv must be a non-empty sequence of strings, e.g. ('python', 'run.py')")
+        for name in self.collect:
+            parts = PurePosixPath(name).parts
+            if not parts or parts[0] == "/" or ".." in parts:
+                raise ValueError(f"Job.collect entry {name!r} must be a relative path inside the workspace")
 
 
 @dataclass
@@ -121,6 +127,11 @@ class Executor(abc.ABC):
     def __init__(self, limits: Limits | None = None, workers: int | None = None) -> None:
         self.limits = limits or Limits()
         self.workers = workers or os.cpu_count() or 1
+
+    @staticmethod
+    def probe() -> str | None:
+        """None if this backend works on this machine, else the reason it does not."""
+        return None
 
     @abc.abstractmethod
     def run(self, job: Job) -> RunResult: ...

@@ -1,0 +1,303 @@
+"""Per-run control groups on cgroup v2, v1 or a hybrid of both, where this process may write them.
+
+A run gets one child group in each useful hierarchy, below this process's own group. Limits
+(memory without swap, processes, a CPU quota) go to whichever hierarchy offers the controller;
+accounting (CPU seconds, peak memory, OOM kills) is read back from the same place, and the
+whole group is killed at the end. With no writable hierarchy, ``RunCgroup.create`` returns None
+and the caller falls back to rlimits and its own watcher.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import itertools
+import logging
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .base import Limits, MiB
+
+log = logging.getLogger(__name__)
+
+_PREFIX = "wmrl-"
+_counter = itertools.count()
+_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    version: int  # 1 or 2
+    controllers: frozenset[str]  # usable in a child group
+    path: Path  # this process's own group: children are created here
+
+
+def _own_groups() -> dict[str, str]:
+    """``/proc/self/cgroup``: controller (``""`` for v2) -> path of this process's group."""
+    groups: dict[str, str] = {}
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, ctrls, path = line.rstrip("\n").split(":", 2)
+            for c in ctrls.split(",") if ctrls else [""]:
+                groups[c.removeprefix("name=")] = path
+    return groups
+
+
+def _under(mount: str, mount_root: str, own: str) -> Path:
+    rel = os.path.relpath(own, mount_root) if own.startswith(mount_root) else "."
+    return Path(os.path.normpath(os.path.join(mount, rel)))
+
+
+@functools.lru_cache(maxsize=1)
+def hierarchies() -> tuple[Hierarchy, ...]:
+    """The writable hierarchies whose controllers a run can use (v2 first)."""
+    try:
+        own = _own_groups()
+        with open("/proc/self/mountinfo") as f:
+            mounts = [line.split() for line in f]
+    except OSError:
+        return ()
+    found: list[Hierarchy] = []
+    seen: set[str] = set()
+    for fields in mounts:
+        sep = fields.index("-")
+        fstype, root, mount, opts = fields[sep + 1], fields[3], fields[4], fields[sep + 3]
+        if fstype == "cgroup2" and "" in own:
+            path = _under(mount, root, own[""])
+            found.insert(0, Hierarchy(2, _v2_controllers(path), path))
+        elif fstype == "cgroup":
+            ctrls = frozenset(o for o in opts.split(",") if o in _CONTROLLERS) - seen
+            key = next(iter(ctrls), None)
+            if key and key in own:
+                seen |= ctrls
+                found.append(Hierarchy(1, ctrls, _under(mount, root, own[key])))
+    usable = []
+    for h in found:
+        if _writable(h.path):
+            usable.append(h)
+            _sweep(h.path)
+    v2 = {c for h in usable if h.version == 2 for c in h.controllers}
+    if any(h.version == 2 for h in usable):
+        v2.add("cpuacct")  # every v2 group accounts CPU in cpu.stat
+    return tuple(h for h in usable if h.version == 2 or not h.controllers <= v2)
+
+
+def _v2_controllers(path: Path) -> frozenset[str]:
+    wanted = {"memory", "pids", "cpu"}
+    try:
+        have = set((path / "cgroup.subtree_control").read_text().split())
+        missing = wanted & set((path / "cgroup.controllers").read_text().split()) - have
+        if missing:  # allowed only where this group holds no processes itself (e.g. a root)
+            try:
+                (path / "cgroup.subtree_control").write_text(" ".join("+" + c for c in missing))
+                have |= missing
+            except OSError:
+                pass
+    except OSError:
+        return frozenset()
+    return frozenset(have & wanted)
+
+
+def _writable(path: Path) -> bool:
+    probe = path / f"{_PREFIX}probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+        probe.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+def _sweep(path: Path) -> None:
+    """Remove groups left by harness processes that died without cleaning up."""
+    for d in path.glob(f"{_PREFIX}*-*"):
+        try:
+            owner = int(d.name.split("-")[1])
+        except ValueError:
+            continue
+        if owner != os.getpid() and not Path(f"/proc/{owner}").exists():
+            _kill_procs(d)
+            _rmdir(d)
+
+
+def _kill_procs(d: Path) -> None:
+    for pid in _read_pids(d):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _read_pids(d: Path) -> list[int]:
+    try:
+        return [int(x) for x in (d / "cgroup.procs").read_text().split()]
+    except OSError:
+        return []
+
+
+def _rmdir(d: Path, tries: int = 50) -> None:
+    for _ in range(tries):
+        try:
+            d.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+            time.sleep(0.02)
+    log.warning("cgroup %s still busy; left in place", d)
+
+
+def _read_key(path: Path, key: str) -> int | None:
+    try:
+        for line in path.read_text().splitlines():
+            k, _, v = line.partition(" ")
+            if k == key:
+                return int(v)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+class RunCgroup:
+    """One run's groups: limits in, processes attached, accounting out, everything killed."""
+
+    def __init__(self, dirs: dict[Hierarchy, Path]) -> None:
+        self.dirs = dirs
+
+    @classmethod
+    def create(cls, limits: Limits) -> RunCgroup | None:
+        hs = hierarchies()
+        if not hs:
+            return None
+        name = f"{_PREFIX}{os.getpid()}-{next(_counter)}"
+        dirs: dict[Hierarchy, Path] = {}
+        try:
+            for h in hs:
+                d = h.path / name
+                d.mkdir()
+                dirs[h] = d
+            cg = cls(dirs)
+            cg._apply(limits)
+            return cg
+        except OSError as e:
+            log.warning("cgroup setup failed (%s); falling back to rlimits", e)
+            for d in dirs.values():
+                _rmdir(d)
+            return None
+
+    def _dir(self, controller: str) -> tuple[int, Path] | None:
+        for h, d in self.dirs.items():
+            if controller in h.controllers:
+                return h.version, d
+        return None
+
+    def _apply(self, limits: Limits) -> None:
+        mem = limits.memory_mb * MiB
+        if m := self._dir("memory"):
+            v, d = m
+            if v == 2:
+                (d / "memory.max").write_text(str(mem))
+                _write_if_present(d / "memory.swap.max", "0")
+                _write_if_present(d / "memory.oom.group", "1")
+            else:
+                (d / "memory.limit_in_bytes").write_text(str(mem))
+                _write_if_present(d / "memory.memsw.limit_in_bytes", str(mem))
+        if p := self._dir("pids"):
+            (p[1] / "pids.max").write_text(str(limits.max_procs))
+        if c := self._dir("cpu"):
+            v, d = c
+            period = 100_000
+            quota = int(limits.threads * period)
+            if v == 2:
+                (d / "cpu.max").write_text(f"{quota} {period}")
+            else:
+                (d / "cpu.cfs_period_us").write_text(str(period))
+                (d / "cpu.cfs_quota_us").write_text(str(quota))
+
+    @property
+    def limits_memory(self) -> bool:
+        return self._dir("memory") is not None
+
+    @property
+    def limits_pids(self) -> bool:
+        return self._dir("pids") is not None
+
+    def add(self, pid: int) -> None:
+        for d in self.dirs.values():
+            (d / "cgroup.procs").write_text(str(pid))
+
+    def pids(self) -> list[int]:
+        """Processes in the run's groups now."""
+        return sorted({p for d in self.dirs.values() for p in _read_pids(d)})
+
+    def cpu_s(self) -> float | None:
+        for h, d in self.dirs.items():
+            if h.version == 2:
+                usec = _read_key(d / "cpu.stat", "usage_usec")
+                if usec is not None:
+                    return usec / 1e6
+        if a := self._dir("cpuacct"):
+            try:
+                return int((a[1] / "cpuacct.usage").read_text()) / 1e9
+            except (OSError, ValueError):
+                pass
+        return None
+
+    def memory_bytes(self) -> int | None:
+        """Current memory use (for watchers that need it)."""
+        if m := self._dir("memory"):
+            v, d = m
+            try:
+                return int((d / ("memory.current" if v == 2 else "memory.usage_in_bytes")).read_text())
+            except (OSError, ValueError):
+                pass
+        return None
+
+    def peak_memory(self) -> tuple[int | None, str | None]:
+        """Peak memory of the run and the file it was read from."""
+        if m := self._dir("memory"):
+            v, d = m
+            f = d / ("memory.peak" if v == 2 else "memory.max_usage_in_bytes")
+            try:
+                return int(f.read_text()), f"cgroup-v{v}:{f.name}"
+            except (OSError, ValueError):
+                pass
+        return None, None
+
+    def oom_kills(self) -> int:
+        if m := self._dir("memory"):
+            v, d = m
+            f = d / ("memory.events" if v == 2 else "memory.oom_control")
+            return _read_key(f, "oom_kill") or 0
+        return 0
+
+    def kill(self) -> None:
+        """SIGKILL every process in the run's groups, repeating until none is left (or ~1 s)."""
+        for h, d in self.dirs.items():
+            if h.version == 2 and (d / "cgroup.kill").exists():
+                try:
+                    (d / "cgroup.kill").write_text("1")
+                except OSError:
+                    pass
+        for _ in range(50):
+            if not self.pids():
+                return
+            for d in self.dirs.values():
+                _kill_procs(d)
+            time.sleep(0.02)
+
+    def remove(self) -> None:
+        for d in self.dirs.values():
+            _rmdir(d)
+
+
+def _write_if_present(path: Path, value: str) -> None:
+    try:
+        path.write_text(value)
+    except FileNotFoundError:
+        pass

@@ -1,0 +1,70 @@
+"""``make_executor``: pick and build a backend by name, or the strongest one that works here."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+from .base import Executor, Limits
+
+log = logging.getLogger(__name__)
+
+# name -> (module, class); modules are imported on demand so optional SDKs stay optional.
+BACKENDS = {
+    "bwrap": ("wmrl_envs.sandbox.bwrap", "BwrapExecutor"),
+    "docker": ("wmrl_envs.sandbox.docker", "DockerExecutor"),
+    "ray": ("wmrl_envs.sandbox.ray", "RayExecutor"),
+    "local": ("wmrl_envs.sandbox.local", "LocalExecutor"),
+}
+_AUTO_ORDER = ("bwrap", "docker")
+
+
+def _backend(name: str):
+    module, cls = BACKENDS[name]
+    return getattr(importlib.import_module(module), cls)
+
+
+def available_backends() -> dict[str, str | None]:
+    """Each isolating backend's status here: None if it works, else why not."""
+    return {name: _backend(name).probe() for name in _AUTO_ORDER}
+
+
+def make_executor(
+    name: str = "auto",
+    limits: Limits | None = None,
+    workers: int | None = None,
+    allow_unsafe: bool = False,
+    **options,
+) -> Executor:
+    """Build a sandbox executor.
+
+    Args:
+        name: ``"auto"`` (the strongest backend that works here: bwrap, then docker),
+            ``"bwrap"``, ``"docker"``, ``"ray"`` or ``"local"`` (no isolation).
+        limits: default limits for jobs that carry none.
+        workers: sandboxes ``map`` runs at once (default: CPU count).
+        allow_unsafe: permit the ``local`` backend, explicitly or as auto's last resort.
+        **options: passed to the backend class (e.g. ``hide=``, ``image=``, ``python=``).
+    """
+    if name == "auto":
+        reasons = available_backends()
+        for candidate in _AUTO_ORDER:
+            if reasons[candidate] is None:
+                log.info("sandbox: auto picked %s", candidate)
+                return _backend(candidate)(limits, workers, **options)
+        detail = "; ".join(f"{k}: {v}" for k, v in reasons.items())
+        if not allow_unsafe:
+            raise RuntimeError(
+                f"no isolating sandbox works here ({detail}). Install bubblewrap, or start a "
+                "Docker engine, or pass allow_unsafe=True to run programs without isolation."
+            )
+        log.warning("sandbox: no isolating backend (%s); using local WITHOUT isolation", detail)
+        name = "local"
+    if name not in BACKENDS:
+        raise ValueError(f"unknown executor {name!r}: choose one of auto, {', '.join(BACKENDS)}")
+    if name == "local" and not allow_unsafe:
+        raise ValueError(
+            "the local executor does not isolate the program (it can read labels and reach the "
+            "network); pass allow_unsafe=True if that is what you want"
+        )
+    return _backend(name)(limits, workers, **options)

@@ -1,0 +1,66 @@
+"""What every backend runs: the command line, the environment, and the interpreter it needs."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from .base import Job, Limits
+
+THREAD_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "BLIS_NUM_THREADS",
+)
+
+
+def command(job: Job, python: str, program_path: str) -> list[str]:
+    """``python program_path`` for source jobs, the job's own argv otherwise."""
+    return [python, program_path] if job.code is not None else list(job.argv)
+
+
+def environment(limits: Limits, *, path: str, tmp: str) -> dict[str, str]:
+    """The whole environment of the program: nothing is inherited from the harness."""
+    env = {
+        "PATH": path,
+        "HOME": tmp,
+        "TMPDIR": tmp,
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "MPLBACKEND": "Agg",
+    }
+    env.update({v: str(limits.threads) for v in THREAD_VARS})
+    return env
+
+
+def search_path(python: str) -> str:
+    """PATH for the program: the interpreter's bin directory first."""
+    return f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin"
+
+
+def interpreter_roots(python: str | None = None) -> list[Path]:
+    """Directories the interpreter and its venv live in, outermost only, outside ``/usr``.
+
+    Derived at run time (``sys.prefix``, ``sys.base_prefix`` and the interpreter's real path),
+    so a fresh clone with its own venv works without configuration.
+    """
+    python = python or sys.executable
+    real = Path(os.path.realpath(python))
+    candidates = {
+        Path(p).resolve()
+        for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+    }
+    candidates.add(real.parent.parent)  # <prefix>/bin/python -> <prefix>
+    candidates.add(Path(python).parent.parent.resolve())
+    roots: list[Path] = []
+    for c in sorted(candidates, key=lambda p: len(p.parts)):
+        if c == Path("/") or c.is_relative_to("/usr"):
+            continue
+        if not any(c.is_relative_to(r) for r in roots):
+            roots.append(c)
+    return roots

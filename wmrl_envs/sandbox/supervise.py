@@ -1,0 +1,326 @@
+"""Start one confined process tree, watch it against its limits, kill it, and account for it.
+
+A backend supplies a ``Launcher``: the command line, and which of the started processes to
+confine. The command is started *gated*: it blocks reading its stdin until the supervisor has
+moved it into the run's cgroups and set its rlimits (with ``prlimit``, so no ``preexec_fn`` runs
+between fork and exec, which is unsafe in a threaded trainer). One ``poll`` loop then serves the
+output pipes, the process's pidfd and the watcher (wall clock, total CPU, workspace size, and
+memory where no cgroup limits it).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import resource
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from . import procfs
+from .base import Limits, MiB, RunResult
+from .capture import HeadTail
+from .cgroups import RunCgroup
+from .workspace import RunDir
+
+WATCH_INTERVAL_S = 0.1
+_PIPE_SIZE = 1 << 20
+_SETTLE_S = 2.0
+
+
+class Launcher(Protocol):
+    """What a backend tells the supervisor about its command."""
+
+    wants_info: bool  # the command writes bwrap's ``--info-fd`` JSON to the fd passed to argv()
+    exit_carries_signal: bool  # exit status 128+N means "the program died by signal N"
+    leader_is_program: bool  # the started process execs the program (its rusage is the program's)
+
+    def argv(self, info_fd: int | None) -> list[str]: ...
+
+    def confine(self, pid: int, info: Mapping) -> list[int]:
+        """Processes to put into cgroups and rlimits before the gate opens."""
+        ...
+
+    def tree(self, pid: int, info: Mapping) -> procfs.Tree:
+        """How to find the run's processes when there is no cgroup."""
+        ...
+
+
+@dataclass
+class _Watch:
+    """Why the supervisor ended the run, and what it measured on the way."""
+
+    timed_out: bool = False
+    cpu_limit_hit: bool = False
+    workspace_limit_hit: bool = False
+    memory_limit_hit: bool = False
+    peak_rss: int = 0
+    cpu_s: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+
+
+def supervise(
+    launcher: Launcher,
+    env: Mapping[str, str],
+    cwd: str | None,
+    limits: Limits,
+    rundir: RunDir,
+    result: RunResult,
+    use_cgroups: bool = True,
+) -> RunResult:
+    """Run the launcher's command under ``limits``; fill in and return ``result``."""
+    cg = RunCgroup.create(limits) if use_cgroups else None
+    try:
+        return _supervise(launcher, env, cwd, limits, rundir, result, cg)
+    finally:
+        if cg is not None:
+            cg.remove()
+
+
+def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None) -> RunResult:
+    info_r = info_w = None
+    if launcher.wants_info:
+        info_r, info_w = os.pipe()
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            launcher.argv(info_w),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(info_w,) if info_w is not None else (),
+            start_new_session=True,
+            env=dict(env),
+            cwd=cwd,
+        )
+    except OSError as e:
+        result.error = f"could not start the sandbox: {e}"
+        return result
+    finally:
+        if info_w is not None:
+            os.close(info_w)
+    out, err = HeadTail(limits.output_bytes), HeadTail(limits.output_bytes)
+    info = _read_info(info_r, proc, timeout=limits.wall_s) if info_r is not None else {}
+    confined = launcher.confine(proc.pid, info)
+    tree = None if cg is not None else launcher.tree(proc.pid, info)
+    watch = _Watch()
+    try:
+        if confined:
+            _confine(confined, limits, cg)
+            proc.stdin.write(b"go\n")
+        proc.stdin.close()
+    except (OSError, ValueError):
+        pass  # the command died before the gate opened; its status and stderr say why
+    deadline = start + limits.wall_s
+    _loop(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, deadline, limits, rundir, cg, tree, watch)
+    result.wall_s = time.monotonic() - start
+    _kill_all(proc, cg, tree)
+    _, status, rusage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    _drain(proc, out, err)
+    _account(result, proc, launcher, cg, tree, watch, limits, out, err, confined)
+    if cg is None and launcher.leader_is_program:
+        result.cpu_s = max(result.cpu_s or 0.0, rusage.ru_utime + rusage.ru_stime)
+        if rusage.ru_maxrss * 1024 > (result.peak_mem_bytes or 0):
+            result.peak_mem_bytes, result.peak_mem_source = rusage.ru_maxrss * 1024, "rusage"
+    return result
+
+
+def _read_info(fd: int, proc: subprocess.Popen, timeout: float) -> dict:
+    """bwrap's ``--info-fd`` JSON ({} if the command exits first)."""
+    data = b""
+    end = time.monotonic() + timeout
+    try:
+        while time.monotonic() < end:
+            if not select.select([fd], [], [], 0.5)[0]:
+                if _exited(proc.pid):
+                    return {}
+                continue
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+            try:
+                return json.loads(data)
+            except ValueError:
+                continue
+    finally:
+        os.close(fd)
+    return {}
+
+
+def _confine(pids: list[int], limits: Limits, cg: RunCgroup | None) -> None:
+    cpu = math.ceil(limits.cpu_s)
+    fsize = limits.file_mb * MiB
+    rl = [
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_FSIZE, (fsize, fsize)),
+        (resource.RLIMIT_CORE, (0, 0)),
+    ]
+    if cg is None or not cg.limits_pids:
+        # RLIMIT_NPROC counts all processes of the uid, not of this run: allow what runs now.
+        mine = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owned(p))
+        rl.append((resource.RLIMIT_NPROC, (mine + limits.max_procs,) * 2))
+    for pid in pids:
+        if cg is not None:
+            cg.add(pid)
+        for which, value in rl:
+            resource.prlimit(pid, which, value)
+
+
+def _owned(pid: str) -> bool:
+    try:
+        return os.stat(f"/proc/{pid}").st_uid == os.getuid()
+    except OSError:
+        return False
+
+
+def _loop(proc, streams: dict[int, HeadTail], deadline, limits, rundir, cg, tree, watch: _Watch) -> None:
+    poller = select.poll()
+    for fd in streams:
+        _grow_pipe(fd)
+        poller.register(fd, select.POLLIN)
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+        poller.register(pidfd, select.POLLIN)
+    except (AttributeError, OSError):
+        pidfd = None
+    next_check = time.monotonic() + WATCH_INTERVAL_S
+    try:
+        while True:
+            now = time.monotonic()
+            wait = min(deadline, next_check) - now
+            if pidfd is None:
+                wait = min(wait, 0.01)
+            for fd, _ in poller.poll(max(wait, 0) * 1000):
+                if fd == pidfd:
+                    continue
+                chunk = os.read(fd, _PIPE_SIZE)
+                if chunk:
+                    streams[fd].feed(chunk)
+                else:
+                    poller.unregister(fd)
+            if _exited(proc.pid):
+                return
+            now = time.monotonic()
+            if now >= deadline:
+                watch.timed_out = True
+                return
+            if now >= next_check:
+                next_check = now + WATCH_INTERVAL_S
+                if _over_limits(limits, rundir, cg, tree, watch):
+                    return
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _exited(pid: int) -> bool:
+    """Whether ``pid`` has exited, without reaping it (its rusage is read later)."""
+    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+
+
+def _grow_pipe(fd: int) -> None:
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+    except (AttributeError, OSError):
+        pass
+
+
+def _over_limits(limits: Limits, rundir: RunDir, cg, tree, watch: _Watch) -> bool:
+    if cg is not None:
+        watch.cpu_s = cg.cpu_s() or 0.0
+        rss = None if cg.limits_memory else cg.memory_bytes()
+    else:
+        procs = tree.scan()
+        watch.cpu_s = max(watch.cpu_s, sum(p.cpu_s for p in procs))
+        rss = sum(p.rss for p in procs)
+    if rss is not None:
+        watch.peak_rss = max(watch.peak_rss, rss)
+        if rss > limits.memory_mb * MiB:
+            watch.memory_limit_hit = True
+    if watch.cpu_s >= limits.cpu_s:
+        watch.cpu_limit_hit = True
+    if rundir.usage_bytes() > limits.workspace_mb * MiB:
+        watch.workspace_limit_hit = True
+    return watch.memory_limit_hit or watch.cpu_limit_hit or watch.workspace_limit_hit
+
+
+def _kill_all(proc: subprocess.Popen, cg: RunCgroup | None, tree: procfs.Tree | None) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if cg is not None:
+        cg.kill()
+        return
+    end = time.monotonic() + _SETTLE_S
+    while time.monotonic() < end:
+        procs = [p for p in tree.scan() if p.pid != proc.pid]
+        if not procs:
+            return
+        for p in procs:
+            try:
+                os.kill(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.02)
+
+
+def _drain(proc: subprocess.Popen, out: HeadTail, err: HeadTail) -> None:
+    """Read what is left in the pipes; stop if a writer that escaped the kill keeps them open."""
+    streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    poller = select.poll()
+    for fd in streams:
+        poller.register(fd, select.POLLIN)
+    end = time.monotonic() + _SETTLE_S
+    while streams and time.monotonic() < end:
+        for fd, _ in poller.poll(100):
+            chunk = os.read(fd, _PIPE_SIZE)
+            if chunk:
+                streams[fd].feed(chunk)
+            else:
+                poller.unregister(fd)
+                del streams[fd]
+    proc.stdout.close()
+    proc.stderr.close()
+
+
+def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, out, err, confined) -> None:
+    rc = proc.returncode
+    if rc < 0:
+        result.term_signal, result.exit_code = -rc, 128 - rc
+    else:
+        result.exit_code = rc
+        if launcher.exit_carries_signal and rc > 128 and (rc - 128) in _SIGNALS:
+            result.term_signal = rc - 128
+    if not confined:
+        result.error = "the sandbox failed to start: " + err.text().strip()[-2000:]
+    result.timed_out = watch.timed_out
+    result.workspace_limit_hit = watch.workspace_limit_hit
+    if cg is not None:
+        result.cpu_s = cg.cpu_s()
+        result.peak_mem_bytes, result.peak_mem_source = cg.peak_memory()
+        result.oom_killed = cg.oom_kills() > 0
+        result.leftover_procs = len(cg.pids())
+    else:
+        result.cpu_s = watch.cpu_s
+        result.leftover_procs = len([p for p in tree.scan() if p.pid != proc.pid])
+    if result.peak_mem_bytes is None and watch.peak_rss:
+        result.peak_mem_bytes, result.peak_mem_source = watch.peak_rss, "watcher:rss"
+    result.oom_killed = result.oom_killed or watch.memory_limit_hit
+    result.cpu_limit_hit = watch.cpu_limit_hit or result.term_signal == signal.SIGXCPU or (
+        result.term_signal == signal.SIGKILL and (result.cpu_s or 0) >= limits.cpu_s
+    )
+    result.stdout, result.stdout_truncated = out.text(), out.truncated
+    result.stderr, result.stderr_truncated = err.text(), err.truncated
+    result.fsize_limit_hit = result.term_signal == signal.SIGXFSZ or "File too large" in result.stderr
+
+
+_SIGNALS = {s.value for s in signal.Signals}
