@@ -1,0 +1,303 @@
+"""GRPO that does not care what the policy is, with WMRL's inverse-variance weights for mixed batches.
+
+One update, CleanRL-style:
+
+    for each of K groups: pick a task; run G episodes from the same task (one group key)
+    r_i      = episode return (real, or the debiased world-model score under MixedRewardWrapper)
+    A_i      = r_i - mean(r in group)                 (÷ std + eps if normalize="group")
+    c_T      = w_T · N / N_T                          (inverse-variance weights, T ∈ {anchor, wm})
+    loss     = -(1/N) Σ_i c_T(i) · A_i · log π(a_i | x_i)
+    policy.update(episodes, c·A)
+
+Plain envs (all rewards real) give c = 1: ordinary GRPO (Dr. GRPO advantages by default).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from queue import Queue
+from typing import Any, Protocol
+
+import gymnasium as gym
+import numpy as np
+from tqdm.auto import tqdm
+
+from wmrl_envs.mixing import InverseVarianceWeights, group_advantages
+
+COST_KEYS = ("exec_s", "exec_cpu_s", "wm_s", "sim_steps", "sim_s")
+
+
+class Policy(Protocol):
+    """What the trainer needs of a policy."""
+
+    def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[Any, Any]:
+        """An action for ``obs`` and a record of how it was chosen (for ``update``)."""
+
+    def update(self, records: Sequence[Sequence[Any]], advantages: np.ndarray) -> dict:
+        """One policy-gradient step: ``records[i]`` are episode i's step records, ``advantages[i]``
+        its weighted advantage. Returns scalars to log (e.g. loss)."""
+
+    def state_dict(self) -> dict: ...
+
+    def load_state_dict(self, state: dict) -> None: ...
+
+
+@dataclass
+class Episode:
+    task_id: str
+    group: str
+    records: list = field(default_factory=list)
+    reward: float = 0.0
+    score: float | None = None
+    anchor: bool | None = None  # None: no mixing (a real env)
+    real: bool = True  # whether the env executed it
+    cost: dict = field(default_factory=lambda: dict.fromkeys(COST_KEYS, 0.0))
+
+
+def run_episode(
+    env: gym.Env, policy: Policy, task_id: str, group: str, seed: int, rng: np.random.Generator
+) -> Episode:
+    """Reset ``env`` on ``task_id`` in group ``group`` and act until the episode ends."""
+    obs, info = env.reset(seed=seed, options={"task_id": task_id, "group": group})
+    ep = Episode(task_id=task_id, group=group)
+    done = False
+    while not done:
+        action, record = policy.sample(obs, info, rng)
+        obs, reward, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+        ep.records.append(record)
+        ep.reward += float(reward)
+        for k, v in (info.get("cost") or {}).items():
+            if k in ep.cost:
+                ep.cost[k] += float(v or 0.0)
+        ep.real = ep.real and info.get("reward_source", "real") == "real"
+        mixing = info.get("mixing")
+        if mixing is not None:
+            ep.anchor = bool(mixing["anchor"])
+    ep.score = info.get("score")
+    return ep
+
+
+class EnvPool:
+    """Env copies stepped from a thread pool: each thread borrows one env for a whole episode."""
+
+    def __init__(self, envs: gym.Env | Sequence[gym.Env]) -> None:
+        self.envs = [envs] if isinstance(envs, gym.Env) else list(envs)
+        if not self.envs:
+            raise ValueError("envs is empty: give at least one env")
+        self._free: Queue = Queue()
+        for env in self.envs:
+            self._free.put(env)
+
+    def run(self, jobs: Sequence[tuple], policy: Policy, progress: tqdm | None = None) -> list[Episode]:
+        """``jobs``: ``(task_id, group, seed)``; episodes come back in job order."""
+
+        def one(job):
+            task_id, group, seed = job
+            env = self._free.get()
+            try:
+                return run_episode(env, policy, task_id, group, seed, np.random.default_rng(seed))
+            finally:
+                self._free.put(env)
+                if progress is not None:
+                    progress.update(1)
+
+        if len(self.envs) == 1:
+            return [one(j) for j in jobs]
+        with ThreadPoolExecutor(len(self.envs)) as pool:
+            return list(pool.map(one, jobs))
+
+
+class GRPOTrainer:
+    """Trains ``policy`` with GRPO on ``tasks`` of ``envs``.
+
+    Args:
+        envs: one env, or copies of it (episodes then run concurrently, one thread per copy; copies
+            under ``MixedRewardWrapper`` must share one ``MixingState``).
+        policy: anything with ``sample``/``update``/``state_dict``/``load_state_dict``.
+        tasks: task ids to train on (each group picks one).
+        group_size: G, episodes per group.
+        groups_per_update: K, groups per policy update.
+        normalize: ``"none"`` (Dr. GRPO) or ``"group"`` (divide by the group std + 1e-4).
+        weighting: ``"energy"`` (inverse-variance, used when a batch mixes anchor and world-model
+            groups) or ``"pooled"`` (ablation: plain GRPO on mixed rewards).
+        seed: seeds task choice and sampling.
+        log_dir: where ``metrics.jsonl``, ``checkpoint.json`` (and TensorBoard events, if installed) go.
+        progress: show a progress bar.
+    """
+
+    def __init__(
+        self,
+        envs: gym.Env | Sequence[gym.Env],
+        policy: Policy,
+        tasks: Sequence[str],
+        group_size: int = 4,
+        groups_per_update: int = 4,
+        normalize: str = "none",
+        weighting: str = "energy",
+        seed: int = 0,
+        log_dir: str | os.PathLike | None = None,
+        progress: bool = True,
+    ) -> None:
+        if not tasks:
+            raise ValueError("tasks is empty: give at least one task id to train on")
+        if group_size < 2:
+            raise ValueError(f"group_size must be at least 2 (advantages are relative to the group), got {group_size}")
+        if groups_per_update < 1:
+            raise ValueError(f"groups_per_update must be at least 1, got {groups_per_update}")
+        if normalize not in ("none", "group"):
+            raise ValueError(f"normalize must be 'none' or 'group', got {normalize!r}")
+        self.pool = EnvPool(envs)
+        self.policy = policy
+        self.tasks = list(tasks)
+        self.group_size = int(group_size)
+        self.groups_per_update = int(groups_per_update)
+        self.normalize = normalize
+        self.weighter = InverseVarianceWeights(weighting=weighting)
+        self.seed = int(seed)
+        self.log_dir = None if log_dir is None else Path(log_dir)
+        self.progress = progress
+        self.update_idx = 0
+        self.totals = {**dict.fromkeys(COST_KEYS, 0.0), "update_s": 0.0, "episodes": 0, "real_episodes": 0}
+        self._tb = None
+
+    # -- one update ---------------------------------------------------------------------------
+    def _jobs(self, update: int) -> list[tuple]:
+        rng = np.random.default_rng([self.seed, update])
+        picks = rng.choice(len(self.tasks), size=self.groups_per_update, replace=len(self.tasks) < self.groups_per_update)
+        jobs = []
+        for k, t in enumerate(picks):
+            group = f"s{self.seed}-u{update}-g{k}"
+            for m in range(self.group_size):
+                jobs.append((self.tasks[t], group, int(rng.integers(2**31)) + m))
+        return jobs
+
+    def step(self, bar: tqdm | None = None) -> dict:
+        """Collect one batch and update the policy; returns the logged metrics."""
+        jobs = self._jobs(self.update_idx)
+        episodes = self.pool.run(jobs, self.policy, bar)
+        groups = [episodes[i : i + self.group_size] for i in range(0, len(episodes), self.group_size)]
+        rewards = [[e.reward for e in g] for g in groups]
+        centred = np.concatenate(group_advantages(rewards))
+        adv = np.concatenate(group_advantages(rewards, normalize=self.normalize == "group"))
+        anchor = np.array([bool(e.anchor) for e in episodes])
+        mixed = any(e.anchor is not None for e in episodes)
+        if mixed:
+            w = self.weighter.update(centred, anchor)
+            adv = adv * np.where(anchor, w.c_anchor, w.c_wm)
+        t0 = time.perf_counter()
+        upd = self.policy.update([e.records for e in episodes], adv)
+        update_s = time.perf_counter() - t0
+
+        cost = {k: sum(e.cost[k] for e in episodes) for k in COST_KEYS}
+        for k, v in cost.items():
+            self.totals[k] += v
+        self.totals["update_s"] += update_s
+        self.totals["episodes"] += len(episodes)
+        self.totals["real_episodes"] += sum(e.real for e in episodes)
+        scores = [e.score for e in episodes if e.score is not None]
+        metrics = {
+            "update": self.update_idx,
+            "reward_mean": float(np.mean([e.reward for e in episodes])),
+            "real_score_mean": float(np.mean(scores)) if scores else None,
+            "real_episodes": int(sum(e.real for e in episodes)),
+            "frac_zero_std_groups": float(np.mean([np.ptp(r) == 0 for r in rewards])),
+            **{f"cost/{k}": v for k, v in cost.items()},
+            "cost/update_s": update_s,
+            **{f"policy/{k}": v for k, v in upd.items()},
+        }
+        if mixed:
+            metrics.update({"denoise/w_anchor": w.w_anchor, "denoise/w_wm": w.w_wm, "denoise/pooled": w.pooled,
+                            "anchor/episodes": int(anchor.sum())})
+        self.update_idx += 1
+        return metrics
+
+    # -- the loop, logging, checkpoints -------------------------------------------------------
+    def train(self, updates: int, resume: bool = True) -> list[dict]:
+        """Run until ``updates`` policy updates are done (resuming from ``log_dir`` if allowed)."""
+        if resume:
+            self.maybe_resume()
+        history = []
+        total = (updates - self.update_idx) * self.groups_per_update * self.group_size
+        with tqdm(total=max(0, total), desc="GRPO episodes", disable=not self.progress, leave=False) as bar:
+            while self.update_idx < updates:
+                metrics = self.step(bar)
+                history.append(metrics)
+                self._log(metrics)
+                self.save_checkpoint()
+                bar.set_postfix(update=self.update_idx, reward=f"{metrics['reward_mean']:.3f}")
+        return history
+
+    def _log(self, metrics: dict) -> None:
+        if self.log_dir is None:
+            return
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.log_dir / "metrics.jsonl", "a") as f:
+            f.write(json.dumps(metrics) + "\n")
+        if self._tb is None:
+            self._tb = _tensorboard_writer(self.log_dir) or False
+        if self._tb:
+            for k, v in metrics.items():
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    self._tb.add_scalar(k, v, metrics["update"])
+            self._tb.flush()
+
+    def _mixing_states(self) -> list:
+        states = []
+        for env in self.pool.envs:
+            state = getattr(env, "state", None)
+            if state is not None and hasattr(state, "state_dict") and all(state is not s for s in states):
+                states.append(state)
+        return states
+
+    def state_dict(self) -> dict:
+        return {
+            "update": self.update_idx,
+            "totals": dict(self.totals),
+            "weighter": self.weighter.state_dict(),
+            "policy": self.policy.state_dict(),
+            "mixing": [s.state_dict() for s in self._mixing_states()],
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        self.update_idx = int(state["update"])
+        self.totals = dict(state["totals"])
+        self.weighter.load_state_dict(state["weighter"])
+        self.policy.load_state_dict(state["policy"])
+        for s, saved in zip(self._mixing_states(), state.get("mixing", [])):
+            s.load_state_dict(saved)
+
+    def save_checkpoint(self) -> None:
+        if self.log_dir is None:
+            return
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.log_dir, prefix=".ckpt-")
+        with os.fdopen(fd, "w") as f:
+            json.dump(self.state_dict(), f)
+        os.replace(tmp, self.log_dir / "checkpoint.json")
+
+    def maybe_resume(self) -> bool:
+        path = None if self.log_dir is None else self.log_dir / "checkpoint.json"
+        if path is None or not path.exists():
+            return False
+        self.load_state_dict(json.loads(path.read_text()))
+        return True
+
+
+def _tensorboard_writer(log_dir: Path):
+    """A TensorBoard writer when ``tensorboard`` (or ``tensorboardX``) is installed, else None."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        try:
+            from tensorboardX import SummaryWriter
+        except ImportError:
+            return None
+    return SummaryWriter(str(log_dir / "tb"))
