@@ -1,0 +1,29 @@
+"""Building a world model from a short spec string (CLI, configs)."""
+
+from __future__ import annotations
+
+from wmrl_envs.world_models.base import WorldModel
+
+SPECS = "static | openai:URL[#MODEL] | vllm:PATH | hf:PATH"
+
+
+def make_world_model(spec: str = "static") -> WorldModel:
+    """``static`` (the default, no LLM), ``openai:URL[#MODEL]`` (an OpenAI-compatible server such
+    as ``vllm serve``), ``vllm:PATH`` (vLLM's offline engine) or ``hf:PATH`` (transformers,
+    log-prob verdicts)."""
+    kind, _, arg = spec.partition(":")
+    if kind == "static" and not arg:
+        from wmrl_envs.world_models.static import CodeCheckWorldModel
+
+        return CodeCheckWorldModel()
+    if kind in ("openai", "vllm", "hf") and arg:
+        from wmrl_envs.world_models import backends
+        from wmrl_envs.world_models.llm import LLMCheckWorldModel
+
+        if kind == "openai":
+            url, _, model = arg.partition("#")
+            return LLMCheckWorldModel(backends.OpenAIBackend(url, model=model or None))
+        if kind == "vllm":
+            return LLMCheckWorldModel(backends.VLLMBackend(arg))
+        return LLMCheckWorldModel(backends.TransformersBackend(arg))
+    raise ValueError(f"unknown world model {spec!r}; use one of: {SPECS}")

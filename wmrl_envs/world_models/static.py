@@ -1,0 +1,295 @@
+"""CodeCheckWorldModel: the eight checks computed from the syntax tree and the task's schema."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+import math
+import symtable
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from wmrl_envs.world_models import compute, introspect
+from wmrl_envs.world_models.base import Prediction, Verdict
+from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback
+from wmrl_envs.world_models.program import Program, _public_file, analyze, is_numeric
+from wmrl_envs.world_models.quality import ENCODERS, quality_prior
+
+# Verdict strengths: static analysis is exact about what it sees, not about what runs.
+PASS = 0.99
+FAIL = 0.03
+IMPUTERS = {"fillna", "SimpleImputer", "KNNImputer", "IterativeImputer", "dropna", "interpolate",
+            "ffill", "bfill", "nan_to_num"}
+MODULE_GLOBALS = {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__",
+                  "__package__", "__annotations__", "__dict__"}
+SUBMISSION = "submission.csv"
+
+
+def _v(ok: bool, reason: str, fail: float = FAIL) -> Verdict:
+    return Verdict(PASS if ok else fail, reason)
+
+
+def _first_fault(faults: list[str], ok_reason: str, fail: float = FAIL) -> Verdict:
+    if not faults:
+        return _v(True, ok_reason)
+    more = f" (+{len(faults) - 1} more)" if len(faults) > 1 else ""
+    return _v(False, faults[0] + more, fail)
+
+
+def check_imports(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    faults = [f"line {r.lineno}: relative import {r.value!r} has no package to resolve against"
+              for r in prog.relative_imports]
+    faults += [f"line {r.lineno}: no module named {r.value!r} in the sandbox's environment"
+               for r in prog.imports if not introspect.module_exists(r.value)]
+    return _first_fault(faults, f"{len(prog.imports)} imports resolve")
+
+
+def check_names(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    top = symtable.symtable(prog.code, "<program>", "exec")
+    defined = {s.get_name() for s in top.get_symbols() if s.is_local() or s.is_imported()}
+    if prog.star_imports:
+        for mod in prog.star_imports:
+            obj, _ = introspect.resolve(mod)
+            if obj is None:
+                return Verdict(0.8, f"`from {mod} import *` hides which names exist")
+            defined |= set(getattr(obj, "__all__", [n for n in dir(obj) if not n.startswith("_")]))
+    known = defined | set(dir(builtins)) | MODULE_GLOBALS
+    missing: list[str] = []
+    stack = [top]
+    while stack:
+        table = stack.pop()
+        for s in table.get_symbols():
+            name = s.get_name()
+            if s.is_referenced() and not s.is_local() and not s.is_free() and name not in known:
+                missing.append(name)
+        stack.extend(table.get_children())
+    if not missing:
+        return _v(True, "every name is defined")
+    lines = {}
+    for node in ast.walk(prog.tree):
+        if isinstance(node, ast.Name) and node.id in missing:
+            lines.setdefault(node.id, node.lineno)
+    name = min(set(missing), key=lambda n: lines.get(n, 0))
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return _v(False, f"line {lines.get(name, '?')}: name {name!r} is not defined{hint}")
+
+
+def check_api_calls(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    faults: list[tuple[int, str]] = []
+    seen: set[str] = set()
+    for r in prog.api_refs:
+        if r.value in seen:
+            continue
+        seen.add(r.value)
+        obj, missing = introspect.resolve(r.value)
+        if missing:
+            parent, attr = missing.rsplit(".", 1)
+            faults.append((r.lineno, f"{parent!r} has no attribute {attr!r}"))
+    for c in prog.calls:
+        problem = introspect.call_problem(c.target, c.n_positional, c.keywords, c.method)
+        if problem:
+            faults.append((c.lineno, f"{c.name}(): {problem}"))
+        elif isinstance(c.target, type):
+            for k, val in c.literal_kwargs.items():
+                problem = introspect.parameter_problem(c.target, k, val)
+                if problem:
+                    faults.append((c.lineno, problem))
+                    break
+    if ctx.get("task_type") == "regression":
+        for fit in prog.fits:
+            for q, _ in fit.instance.members or [(fit.instance.qualname, {})]:
+                cls, _ = introspect.resolve(q)
+                if cls is not None and introspect.estimator_tags(cls)[0] == "classifier":
+                    faults.append((fit.lineno, f"classifier {q.rsplit('.', 1)[-1]} fit on a continuous target"))
+    faults.sort()
+    return _first_fault([f"line {n}: {m}" for n, m in faults], f"{len(prog.calls)} library calls match the installed APIs")
+
+
+def _normal(path: str) -> str:
+    while path.startswith("./"):
+        path = path[2:]
+    if path.startswith("/workspace/"):
+        path = path[len("/workspace/"):]
+    return path
+
+
+def check_file_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    files = ctx.get("files") or {}
+    written = {_normal(w.path) for w in prog.writes}
+    faults: list[str] = []
+    for r in prog.files:
+        path = _normal(str(r.value))
+        where = f"line {r.lineno}: "
+        if r.mode == "mention" or "private/" in path or "test_answer" in path:
+            faults.append(where + f"{r.value!r} points at private data, which the sandbox never holds")
+        elif ".." in path.split("/") or (path.startswith("/") and not path.startswith(("/tmp/", "/dev/null"))):
+            faults.append(where + f"{r.value!r} is outside the workspace; read data/<file>, write ./")
+        elif r.mode == "write":
+            if path.startswith("data/"):
+                faults.append(where + f"data/ is read-only; write {path[5:]!r} to the working directory")
+        elif (name := _public_file(path)) is not None:
+            if files and name not in files:
+                faults.append(where + f"no public file data/{name}; public files: {', '.join(sorted(files))}")
+        elif path not in written and not path.startswith("/"):
+            hint = f"; the task's copy is data/{path}" if path in files else ""
+            faults.append(where + f"{r.value!r} does not exist in the working directory{hint}")
+    reads = sum(r.mode == "read" for r in prog.files)
+    return _first_fault(faults, f"{reads} file reads point at public files")
+
+
+def _usable_features(prog: Program, ctx: Mapping[str, Any]) -> list[str]:
+    """Faults of fits whose feature columns the model cannot take as they are (text, NaN)."""
+    faults = []
+    files = ctx.get("files") or {}
+    for fit in prog.fits:
+        X = fit.frame
+        if X is None or X.columns is None or X.file not in files or X.encoded:
+            continue
+        members = [q for q, _ in fit.instance.members] or [fit.instance.qualname]
+        if any("CatBoost" in q for q in members):
+            continue
+        text = sorted(c for c in X.columns if c not in X.created and not is_numeric(X.dtypes.get(c, "float")))
+        if text and not prog.used & ENCODERS:
+            faults.append(f"line {fit.lineno}: fits on text columns {', '.join(text[:3])} without encoding them")
+        nan = files[X.file].get("nan_fraction", {})
+        holes = sorted(c for c in X.columns if nan.get(c, 0) > 0 and c not in X.created)
+        if holes and not prog.used & IMPUTERS:
+            classes = [introspect.resolve(q)[0] for q in members]
+            tolerant = [introspect.estimator_tags(c)[1] for c in classes if isinstance(c, type)]
+            if tolerant and not any(tolerant):
+                faults.append(f"line {fit.lineno}: columns {', '.join(holes[:3])} have missing values and "
+                              f"{members[-1].rsplit('.', 1)[-1]} does not accept NaN; impute them")
+    return faults
+
+
+def check_column_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    files = ctx.get("files") or {}
+    target = ctx.get("target")
+    if not files:
+        return Verdict(0.9, "no schema to check column names against")
+    every = {c for f in files.values() for c in f.get("columns", {})}
+    created = set().union(*[r.frame.created for r in prog.columns if r.frame], *[
+        w.frame.created for w in prog.writes if w.frame])
+    faults = []
+    for r in prog.columns:
+        col, frame = r.value, r.frame
+        schema = files.get(frame.file) if frame is not None and frame.file else None
+        known = (set(schema.get("columns", {})) if schema else every) | created
+        if frame is not None and frame.columns is not None and schema is None:
+            known |= frame.columns
+        if col in known or (frame is not None and frame.encoded and any(col.startswith(f"{c}_") for c in known)):
+            continue
+        if col == target and schema is not None:
+            faults.append(f"line {r.lineno}: target {col!r} read from {frame.file}, which has no labels")
+        else:
+            close = difflib.get_close_matches(col, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            src = frame.file if schema is not None else "the data"
+            faults.append(f"line {r.lineno}: column {col!r} is not in {src}{hint}")
+    faults += _usable_features(prog, ctx)
+    return _first_fault(faults, f"{len(prog.columns)} column references match the schema")
+
+
+def check_compute_budget(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    limits = ctx.get("limits") or {}
+    budget = min(float(limits.get("wall_s", 600.0)), float(limits.get("cpu_s", limits.get("wall_s", 600.0))))
+    memory = float(limits.get("memory_mb", 4096.0)) * 2**20
+    if prog.alloc_bytes > memory:
+        return Verdict(FAIL, f"allocates ~{prog.alloc_bytes / 2**30:.3g} GiB, over the {memory / 2**30:.3g} GiB limit")
+    seconds, top = compute.estimate(prog, ctx.get("files") or {})
+    if math.isinf(seconds):
+        return Verdict(0.01, top[0])
+    ratio = seconds / budget
+    p = 1.0 / (1.0 + ratio**3)
+    return Verdict(min(PASS, p), f"estimated {seconds:.3g}s of a {budget:.0f}s budget ({'; '.join(top)})")
+
+
+def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    writes = [w for w in prog.writes if _normal(w.path) == SUBMISSION]
+    if not writes:
+        elsewhere = [w.path for w in prog.writes if w.path.endswith(SUBMISSION)]
+        if elsewhere:
+            return _v(False, f"writes {elsewhere[0]!r}, but only ./{SUBMISSION} is collected")
+        return _v(False, f"never writes {SUBMISSION}")
+    w = writes[-1]
+    where = f"line {w.lineno}: "
+    if w.kwargs.get("header", True) is False:
+        return _v(False, where + "header=False drops the column names the grader needs")
+    sep = w.kwargs.get("sep", ",")
+    if sep != ",":
+        return _v(False, where + f"sep={sep!r}; the grader reads comma-separated values")
+    required = list(ctx.get("submission_columns") or [])
+    cols = w.frame.columns if w.frame is not None else None
+    if w.frame is not None and cols is None and w.frame.file is None and w.frame.created:
+        cols = w.frame.created
+    if cols is not None and required:
+        missing = [c for c in required if c not in cols]
+        if missing:
+            return _v(False, where + f"submission lacks column(s) {', '.join(missing)}; required: {', '.join(required)}")
+        extra = sorted(set(cols) - set(required))
+        if extra:
+            return Verdict(0.3, where + f"submission has extra column(s) {', '.join(extra[:3])}")
+    if w.frame is not None and w.kwargs.get("index", True) is not False:
+        return Verdict(0.3, where + "to_csv without index=False writes an extra unnamed index column")
+    if cols is None or not required:
+        return Verdict(0.85, where + f"writes {SUBMISSION}; its columns could not be traced statically")
+    return _v(True, where + f"writes {SUBMISSION} with columns {', '.join(required)}")
+
+
+_CHECK_FUNCS = {
+    "imports": check_imports,
+    "names": check_names,
+    "api_calls": check_api_calls,
+    "file_refs": check_file_refs,
+    "column_refs": check_column_refs,
+    "compute_budget": check_compute_budget,
+    "output_format": check_output_format,
+}
+
+
+def run_checks(prog: Program, ctx: Mapping[str, Any]) -> dict[str, Verdict]:
+    """The eight verdicts for an analysed program, in :data:`CHECKS` order."""
+    if prog.syntax_error is not None:
+        e = prog.syntax_error
+        skipped = Verdict(NEUTRAL, "not checked: the program does not parse")
+        return {"syntax": Verdict(0.0, f"line {e.lineno}: {e.msg}"), **{k: skipped for k in CHECKS[1:]}}
+    out = {"syntax": Verdict(1.0, "the program parses")}
+    for name, fn in _CHECK_FUNCS.items():
+        out[name] = fn(prog, ctx)
+    return out
+
+
+class CodeCheckWorldModel:
+    """Predicts a program's reward from its syntax tree and the task's schema, without running it.
+
+    Each of the eight checks (:data:`~wmrl_envs.world_models.checks.CHECKS`) gives the
+    probability that its aspect does not break the run; the score is their product times a
+    prior on solution quality (:mod:`~wmrl_envs.world_models.quality`), see
+    :mod:`~wmrl_envs.world_models.checks`. Deterministic, no subprocesses, no network.
+
+    Args:
+        quality: whether to multiply by the quality prior (False: the score is P(run succeeds)).
+    """
+
+    def __init__(self, quality: bool = True) -> None:
+        self.quality = quality
+
+    def predict(self, context: Mapping[str, Any], action: Any) -> Prediction:
+        start = time.perf_counter()
+        if not isinstance(action, str):
+            raise ValueError(f"CodeCheckWorldModel predicts Python source code; got {type(action).__name__}")
+        files = context.get("files") or {}
+        prog = analyze(action, files)
+        checks = run_checks(prog, context)
+        if self.quality and prog.syntax_error is None:
+            q, why = quality_prior(prog, context)
+        else:
+            q, why = 1.0, ""
+        score = combine(checks, q)
+        return Prediction(score, checks, feedback(checks, score, q, why), time.perf_counter() - start)
+
+    def predict_batch(self, contexts: Sequence[Mapping[str, Any]], actions: Sequence[Any]) -> list[Prediction]:
+        return [self.predict(c, a) for c, a in zip(contexts, actions)]
