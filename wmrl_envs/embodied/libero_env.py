@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import time
 import uuid
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,10 @@ OBJECT_DIM = 112  # the largest libero_10 object state (task 0); smaller ones ar
 STATE_DIM = PROPRIO_DIM + OBJECT_DIM
 CAMERAS = {"agentview": "agentview", "wrist": "robot0_eye_in_hand"}
 SETTLE_ACTION = np.array([0, 0, 0, 0, 0, 0, -1], dtype=np.float64)  # hold still, gripper open
+
+# Simulators still open at exit are closed while EGL is alive (else its teardown prints errors).
+_LIVE: weakref.WeakSet[LiberoLongEnv] = weakref.WeakSet()
+atexit.register(lambda: [env._close_sim() for env in list(_LIVE)])
 
 
 def resolve_task(task: int | str) -> int:
@@ -152,6 +158,7 @@ class LiberoLongEnv(gym.Env):
             ignore_done=True,  # the step limit is ours; robosuite would raise past its horizon
         )
         self._sim_task = task
+        _LIVE.add(self)
         self._goal = GoalTracker(self._sim.env)
 
     def _close_sim(self) -> None:
@@ -175,6 +182,13 @@ class LiberoLongEnv(gym.Env):
         if self.obs_mode == "pixels_state":
             obs["state"] = self._state(raw)
         return obs
+
+    @property
+    def problem(self) -> Any:
+        """The live LIBERO problem env (robosuite), for privileged access by scripted experts."""
+        if self._sim is None:
+            raise RuntimeError("the simulator starts on the first reset(): call reset() first")
+        return self._sim.env
 
     @property
     def instruction(self) -> str:
