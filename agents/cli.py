@@ -1,0 +1,49 @@
+"""``wmrl compare``: real-execution GRPO against WMRL, side by side (the project's main job)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from agents.compare import ARMS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="train an agent with real-execution GRPO and with WMRL; compare score and compute",
+        description=__doc__,
+    )
+    p.add_argument("--budget", type=float, default=1.0, help="scales the number of policy updates (default 1.0: 20 updates)")
+    p.add_argument("--agent", default="template", choices=["template"], help="the policy to train")
+    p.add_argument("--env", default="WMRL/MLEDojo-v0", help="the training env id (text envs)")
+    p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS}")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None, help="sandboxes run at once (default: 2)")
+    p.add_argument("--executor", default="auto", help="sandbox backend: auto, bwrap, docker, ray, local")
+    p.add_argument("--out", default=None, help="write DIR/results.json and DIR/compare.png")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=_compare)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from agents.compare import compare, table
+
+    results = compare(
+        budget=args.budget,
+        arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
+        seed=args.seed,
+        workers=args.workers,
+        out=args.out,
+        env_id=args.env,
+        env_kwargs={"executor": args.executor},
+        progress=not args.quiet,
+    )
+    print(table(results))
+    if results.get("compute_ratio"):
+        print(f"\ncompute ratio real/WMRL: {results['compute_ratio']:.2f}x")
+    if args.out:
+        print(f"wrote {args.out}/results.json and {args.out}/compare.png")
+    else:
+        print(json.dumps({k: v for k, v in results.items() if k != "arms"}, indent=2))
+    return 0

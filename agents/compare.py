@@ -1,0 +1,198 @@
+"""``wmrl compare``: the same agent trained with real-execution GRPO and with WMRL, side by side.
+
+Every arm starts from the same seed and runs the same number of policy updates on the MLE-Dojo
+``train`` tasks; then each is evaluated with real execution (its greedy recipe per task) on the
+MLE-Dojo ``heldout`` tasks and on ``WMRL/DSBench-v0``. Compute is counted honestly for every arm:
+sandbox CPU-seconds of every real execution, world-model seconds of every prediction, and the
+policy-update seconds.
+
+Arms:
+    real             GRPO on real execution only
+    wmrl             MixedRewardWrapper (static world model, anchor rate 0.1) + inverse-variance weights
+    wmrl-no-debias   the same without Online Debiasing (raw world-model scores)
+    wmrl-no-denoise  the same with pooled GRPO weights instead of inverse-variance ones
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+
+import wmrl_envs  # noqa: F401 - registers the env ids
+from agents.grpo import EnvPool, GRPOTrainer
+from agents.template import TemplatePolicy
+from wmrl_envs.report import format_table
+from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
+
+ARMS = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much training each arm gets; ``scale`` multiplies the number of updates."""
+
+    updates: int = 20
+    group_size: int = 4
+    groups_per_update: int = 4
+
+    def scaled(self, scale: float) -> Budget:
+        if not scale > 0:
+            raise ValueError(f"--budget must be a positive number, got {scale}")
+        return Budget(max(1, round(self.updates * scale)), self.group_size, self.groups_per_update)
+
+
+class _Greedy:
+    """Evaluation view of a policy: its most likely action, never a sample."""
+
+    def __init__(self, policy) -> None:
+        self.policy = policy
+
+    def sample(self, obs, info, rng):
+        return self.policy.act_greedy(obs, info, rng)
+
+
+def _task_ids(env: gym.Env) -> list[str]:
+    return list(env.unwrapped.task_ids)
+
+
+def evaluate(make_env: Callable[[], gym.Env], policy, workers: int, seed: int = 0, progress=None) -> dict:
+    """Greedy real-execution evaluation on every task of ``make_env()``: mean reward and per task."""
+    envs = [make_env() for _ in range(workers)]
+    tasks = _task_ids(envs[0])
+    jobs = [(t, f"eval-{t}", seed) for t in tasks]
+    episodes = EnvPool(envs).run(jobs, _Greedy(policy), progress)
+    for e in envs:
+        e.close()
+    per_task = {e.task_id: e.reward for e in episodes}
+    return {"mean": float(np.mean(list(per_task.values()))), "per_task": per_task,
+            "exec_cpu_s": sum(_exec_cpu(e.cost) for e in episodes)}
+
+
+def _exec_cpu(cost: dict) -> float:
+    return cost["exec_cpu_s"] or cost["exec_s"]
+
+
+def _train_arm(arm, make_train_env, world_model, budget, seed, workers, log_dir, progress) -> tuple:
+    envs = [make_train_env() for _ in range(workers)]
+    tasks = _task_ids(envs[0])
+    weighting = "pooled" if arm == "wmrl-no-denoise" else "energy"
+    if arm != "real":
+        state = MixingState(anchor_rate=0.1, seed=seed, selection="quota", debias=arm != "wmrl-no-debias",
+                            state_path=None if log_dir is None else log_dir / arm / "mixing.json")
+        envs = [MixedRewardWrapper(e, world_model, state=state) for e in envs]
+    policy = TemplatePolicy(seed=seed)
+    trainer = GRPOTrainer(envs, policy, tasks, budget.group_size, budget.groups_per_update,
+                          weighting=weighting, seed=seed, progress=progress,
+                          log_dir=None if log_dir is None else log_dir / arm)
+    t0 = time.perf_counter()
+    history = trainer.train(budget.updates)
+    wall = time.perf_counter() - t0
+    for e in envs:
+        e.close()
+    return policy, trainer.totals, history, wall
+
+
+def compare(
+    budget: float = 1.0,
+    arms: tuple[str, ...] = ARMS,
+    seed: int = 0,
+    workers: int | None = None,
+    out: str | Path | None = None,
+    env_id: str = "WMRL/MLEDojo-v0",
+    world_model=None,
+    env_kwargs: dict | None = None,
+    progress: bool = True,
+) -> dict:
+    """Train every arm, evaluate each on held-out tasks and DSBench, and return the results dict."""
+    from wmrl_envs.world_models import CodeCheckWorldModel
+
+    unknown = [a for a in arms if a not in ARMS]
+    if unknown or "real" not in arms:
+        raise ValueError(f"arms must include 'real' and come from {ARMS}; got {list(arms)}")
+    b = Budget().scaled(budget)
+    workers = workers or 2
+    out = None if out is None else Path(out)
+    kw = dict(env_kwargs or {})
+    world_model = world_model or CodeCheckWorldModel()
+
+    def make(env, split):
+        return lambda: gym.make(env, split=split, **kw)
+
+    results = {"budget": {"scale": budget, **b.__dict__}, "seed": seed, "arms": {}}
+    untrained = TemplatePolicy(seed=seed)
+    results["untrained"] = {
+        "heldout_percentile": evaluate(make(env_id, "heldout"), untrained, workers)["mean"],
+        "dsbench_rpg": evaluate(make("WMRL/DSBench-v0", "all"), untrained, workers)["mean"],
+    }
+    for arm in arms:
+        policy, totals, history, wall = _train_arm(arm, make(env_id, "train"), world_model, b, seed,
+                                                   workers, out, progress)
+        heldout = evaluate(make(env_id, "heldout"), policy, workers)
+        dsbench = evaluate(make("WMRL/DSBench-v0", "all"), policy, workers)
+        compute = _exec_cpu(totals) + totals["wm_s"] + totals["update_s"]
+        results["arms"][arm] = {
+            "heldout_percentile": heldout["mean"],
+            "dsbench_rpg": dsbench["mean"],
+            "real_executions": int(totals["real_episodes"]),
+            "exec_cpu_s": _exec_cpu(totals),
+            "wm_s": totals["wm_s"],
+            "update_s": totals["update_s"],
+            "compute_s": compute,
+            "train_wall_s": wall,
+            "heldout_per_task": heldout["per_task"],
+            "dsbench_per_task": dsbench["per_task"],
+            "curve": [{"update": h["update"], "reward_mean": h["reward_mean"]} for h in history],
+        }
+    real = results["arms"]["real"]["compute_s"]
+    for r in results["arms"].values():
+        r["compute_ratio"] = real / r["compute_s"] if r["compute_s"] > 0 else None
+    if "wmrl" in results["arms"]:
+        results["compute_ratio"] = results["arms"]["wmrl"]["compute_ratio"]
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(json.dumps(results, indent=2))
+        plot(results, out / "compare.png")
+    return results
+
+
+COLUMNS = ["arm", "heldout_percentile", "dsbench_rpg", "real_executions", "exec_cpu_s", "wm_s",
+           "update_s", "compute_s", "compute_ratio"]
+
+
+def table(results: dict) -> str:
+    rows = [{"arm": "untrained", **results["untrained"]}]
+    rows += [{"arm": a, **r} for a, r in results["arms"].items()]
+    return format_table(rows, COLUMNS)
+
+
+def plot(results: dict, path: Path) -> None:
+    """Held-out score against training compute, one point per arm, and the training curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for arm, r in results["arms"].items():
+        ax.scatter(r["compute_s"], r["heldout_percentile"], s=60, label=f"{arm} (MLE-Dojo held-out)")
+        ax.scatter(r["compute_s"], r["dsbench_rpg"], s=60, marker="^", label=f"{arm} (DSBench RPG)")
+        ax2.plot([c["update"] for c in r["curve"]], [c["reward_mean"] for c in r["curve"]], label=arm)
+    ax.axhline(results["untrained"]["heldout_percentile"], color="grey", ls=":", label="untrained (held-out)")
+    ax.set_xscale("log")
+    ax.set_xlabel("training compute (CPU-seconds, log scale)")
+    ax.set_ylabel("score (percentile / RPG)")
+    ax.set_title("score against compute")
+    ax.legend(fontsize=7)
+    ax2.set_xlabel("policy update")
+    ax2.set_ylabel("mean training reward")
+    ax2.set_title("training curves")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
