@@ -29,10 +29,12 @@ atexit.register(lambda: [env._close_sim() for env in list(_LIVE)])
 
 
 def resolve_task(task: int | str) -> int:
-    """A libero_10 task index from an index 0-9 or a task name."""
+    """A libero_10 task index from an index 0-9 (int or digits) or a task name."""
     names = suite.task_names()
     if isinstance(task, str) and task in names:
         return names.index(task)
+    if isinstance(task, str) and task.isdigit():
+        task = int(task)
     if isinstance(task, (int, np.integer)) and not isinstance(task, bool) and 0 <= task < len(names):
         return int(task)
     raise ValueError(

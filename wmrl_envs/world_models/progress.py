@@ -58,13 +58,14 @@ class PredicateProgress:
                 "PredicateProgress needs context['atoms'] (goal atoms with holds/kind/distance), "
                 "as WMRL/LIBERO-Long-v0 puts in info['wm_context']"
             )
-        checks = {}
-        for atom in atoms:
-            name = f"{atom['predicate']}({', '.join(atom['args'])})"
-            checks[name] = Verdict(
-                p_pass=self._term(atom),
+        terms = [self._term(atom) for atom in atoms]
+        checks = {
+            f"{atom['predicate']}({', '.join(atom['args'])})": Verdict(
+                p_pass=term,
                 reason="holds" if atom["holds"] else f"{atom['kind']} distance {atom['distance']:.3f}",
             )
-        score = sum(v.p_pass for v in checks.values()) / len(checks)
+            for atom, term in zip(atoms, terms)
+        }
+        score = sum(terms) / len(terms)
         feedback = "; ".join(f"{k}: {v.reason}" for k, v in checks.items())
         return Prediction(score=score, checks=checks, feedback=feedback, cost_s=time.perf_counter() - start)
