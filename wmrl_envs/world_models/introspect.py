@@ -8,6 +8,7 @@ here resolves there. Module *existence* is answered without importing anything; 
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -100,7 +101,7 @@ def call_problem(obj: Any, n_positional: int, keywords: tuple[str, ...], method:
     if not any(p.kind is p.VAR_KEYWORD for p in names.values()):
         for k in keywords:
             if k not in names or names[k].kind is inspect.Parameter.POSITIONAL_ONLY:
-                close = [p for p in names if p.rstrip("s_") == k.rstrip("s_")]
+                close = difflib.get_close_matches(k, list(names), n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 return f"unexpected keyword argument {k!r}{hint}"
     try:
@@ -108,6 +109,18 @@ def call_problem(obj: Any, n_positional: int, keywords: tuple[str, ...], method:
     except TypeError as e:
         return str(e)
     return None
+
+
+def positional_names(obj: Any, n: int) -> list[str]:
+    """Names of the first ``n`` parameters that positional arguments fill, [] if unknown."""
+    try:
+        sig = _signature(obj, False)
+    except TypeError:
+        return []
+    if sig is None:
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in sig.parameters.values() if p.kind in kinds][:n]
 
 
 def parameter_problem(cls: Any, name: str, value: Any) -> str | None:

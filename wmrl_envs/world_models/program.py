@@ -25,6 +25,9 @@ WRITERS = {"to_csv", "to_parquet", "to_json", "to_pickle", "to_feather", "savetx
 SAME_COLUMNS = {"copy", "fillna", "reset_index", "sort_values", "dropna", "astype", "head", "tail",
                 "sample", "replace", "query", "assign", "interpolate", "ffill", "bfill", "clip",
                 "sort_index", "drop_duplicates", "infer_objects", "convert_dtypes", "abs", "round"}
+# Functions that build an estimator of a known class.
+FACTORIES = {"make_pipeline": "sklearn.pipeline.Pipeline", "make_union": "sklearn.pipeline.FeatureUnion",
+             "make_column_transformer": "sklearn.compose.ColumnTransformer"}
 NUMERIC_PREFIXES = ("int", "uint", "float", "bool", "Int", "UInt", "Float", "boolean", "complex")
 # Numeric guesses for loops whose trip count is not a literal.
 UNKNOWN_TRIPS = 3.0
@@ -84,6 +87,7 @@ class CallSite:
     n_positional: int
     keywords: tuple[str, ...]
     literal_kwargs: dict[str, Any]
+    literal_args: list[Any]  # positional arguments, UNKNOWN where not constant
     lineno: int
     method: bool  # called on an instance (drop ``self``)
 
@@ -370,8 +374,8 @@ class _Analyzer(ast.NodeVisitor):
                 return self.instance_of(node.func.value)
             q = self.qual(node.func)
             if q:
-                obj, _ = introspect.resolve(q)
-                if obj is not None and isinstance(obj, type) or q.endswith(("make_pipeline", "make_union")):
+                q = FACTORIES.get(q.rsplit(".", 1)[-1], q)
+                if isinstance(introspect.resolve(q)[0], type):
                     members = [(m, self.literal_kwargs(c)) for c in ast.walk(node) if isinstance(c, ast.Call)
                                and (m := self.qual(c.func)) and isinstance(introspect.resolve(m)[0], type)]
                     for n in ast.walk(node):  # estimators held in variables: Pipeline([("m", model)])
@@ -544,7 +548,8 @@ class _Analyzer(ast.NodeVisitor):
                     if target is None:
                         self.p.api_refs.append(Ref(f"pandas.DataFrame.{func.attr}", node.lineno))
         if target is not None and callable(target) and not starred:
-            self.p.calls.append(CallSite(target, q or name, len(node.args), keywords, literal, node.lineno, method))
+            args = [self.fold(a) for a in node.args]
+            self.p.calls.append(CallSite(target, q or name, len(node.args), keywords, literal, args, node.lineno, method))
             if isinstance(target, type):
                 self.p.estimators.append(Ref((q, literal), node.lineno))
         self._call_effects(node, q, name)

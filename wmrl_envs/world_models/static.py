@@ -14,7 +14,7 @@ from typing import Any
 from wmrl_envs.world_models import compute, introspect
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback
-from wmrl_envs.world_models.program import Program, _public_file, analyze, is_numeric
+from wmrl_envs.world_models.program import UNKNOWN, Program, _public_file, analyze, is_numeric
 from wmrl_envs.world_models.quality import ENCODERS, quality_prior
 
 # Verdict strengths: static analysis is exact about what it sees, not about what runs.
@@ -93,7 +93,9 @@ def check_api_calls(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
         if problem:
             faults.append((c.lineno, f"{c.name}(): {problem}"))
         elif isinstance(c.target, type):
-            for k, val in c.literal_kwargs.items():
+            named = zip(introspect.positional_names(c.target, len(c.literal_args)), c.literal_args)
+            literal = {k: v for k, v in named if v is not UNKNOWN} | c.literal_kwargs
+            for k, val in literal.items():
                 problem = introspect.parameter_problem(c.target, k, val)
                 if problem:
                     faults.append((c.lineno, problem))
@@ -231,9 +233,9 @@ def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
             return _v(False, where + f"submission lacks column(s) {', '.join(missing)}; required: {', '.join(required)}")
         extra = sorted(set(cols) - set(required))
         if extra:
-            return Verdict(0.3, where + f"submission has extra column(s) {', '.join(extra[:3])}")
+            return Verdict(0.15, where + f"submission has extra column(s) {', '.join(extra[:3])}")
     if w.frame is not None and w.kwargs.get("index", True) is not False:
-        return Verdict(0.3, where + "to_csv without index=False writes an extra unnamed index column")
+        return Verdict(0.1, where + "to_csv without index=False writes an extra unnamed index column")
     if cols is None or not required:
         return Verdict(0.85, where + f"writes {SUBMISSION}; its columns could not be traced statically")
     return _v(True, where + f"writes {SUBMISSION} with columns {', '.join(required)}")
