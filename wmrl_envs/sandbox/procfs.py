@@ -31,6 +31,19 @@ def read(pid: int) -> Proc | None:
     return Proc(pid, int(f[1]), int(f[3]), int(f[19]), ticks / _TICK, int(f[21]) * _PAGE, f[0] == "Z")
 
 
+def pss(p: Proc) -> int:
+    """Proportional set size: shared pages split among sharers, so a forked tree is not
+    counted many times over (falls back to RSS where ``smaps_rollup`` is unreadable)."""
+    try:
+        with open(f"/proc/{p.pid}/smaps_rollup", "rb") as f:
+            for line in f:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return p.rss
+
+
 def snapshot() -> dict[int, Proc]:
     """Every process visible now."""
     out = {}
@@ -54,17 +67,21 @@ class Tree:
     ``roots`` are the run's first processes; a process belongs to the run if a root is its
     ancestor, it shares a root's session, or (``pidns``) it lives in the run's pid namespace.
     Processes seen once stay tracked by (pid, start time), so one that detaches from its
-    parent after a scan is still killed.
+    parent after a scan is still killed. ``scan(holders=True)`` also finds processes that
+    hold one of the run's output pipes (``pipes``: their inodes): a daemon that forked and
+    detached between two scans still has them, unless it closed them.
     """
 
     def __init__(self, roots: list[int], pidns: int | None = None) -> None:
         self.roots = set(roots)
         self.pidns = pidns
+        self.pipes: set[int] = set()
         self.known: dict[int, int] = {}  # pid -> start time
 
-    def scan(self) -> list[Proc]:
+    def scan(self, holders: bool = False) -> list[Proc]:
         procs = snapshot()
         sessions = {procs[r].sid for r in self.roots if r in procs}
+        links = {f"pipe:[{i}]" for i in self.pipes} if holders else set()
         members: dict[int, Proc] = {}
         for p in procs.values():
             if (
@@ -72,6 +89,7 @@ class Tree:
                 or self.known.get(p.pid) == p.start
                 or p.sid in sessions
                 or (self.pidns is not None and pid_namespace(p.pid) == self.pidns)
+                or (links and p.pid != os.getpid() and _holds(p.pid, links))
             ):
                 members[p.pid] = p
         changed = True
@@ -84,3 +102,17 @@ class Tree:
         for p in members.values():
             self.known[p.pid] = p.start
         return [p for p in members.values() if not p.zombie]
+
+
+def _holds(pid: int, links: set[str]) -> bool:
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in links:
+                return True
+        except OSError:
+            continue
+    return False

@@ -30,6 +30,7 @@ from .cgroups import RunCgroup
 from .workspace import RunDir
 
 WATCH_INTERVAL_S = 0.1
+CPU_GRACE_S = 0.25
 _PIPE_SIZE = 1 << 20
 _SETTLE_S = 2.0
 
@@ -109,6 +110,8 @@ def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None)
     info = _read_info(info_r, proc, timeout=limits.wall_s) if info_r is not None else {}
     confined = launcher.confine(proc.pid, info)
     tree = None if cg is not None else launcher.tree(proc.pid, info)
+    if tree is not None:
+        tree.pipes = {os.fstat(f.fileno()).st_ino for f in (proc.stdout, proc.stderr)}
     watch = _Watch()
     try:
         if confined:
@@ -240,12 +243,13 @@ def _over_limits(limits: Limits, rundir: RunDir, cg, tree, watch: _Watch) -> boo
     else:
         procs = tree.scan()
         watch.cpu_s = max(watch.cpu_s, sum(p.cpu_s for p in procs))
-        rss = sum(p.rss for p in procs)
+        rss = sum(procfs.pss(p) for p in procs)
     if rss is not None:
         watch.peak_rss = max(watch.peak_rss, rss)
         if rss > limits.memory_mb * MiB:
             watch.memory_limit_hit = True
-    if watch.cpu_s >= limits.cpu_s:
+    # The CPU rlimit stops a single busy process first (SIGXCPU); this catches many processes.
+    if watch.cpu_s >= limits.cpu_s + CPU_GRACE_S:
         watch.cpu_limit_hit = True
     if rundir.usage_bytes() > limits.workspace_mb * MiB:
         watch.workspace_limit_hit = True
@@ -262,7 +266,7 @@ def _kill_all(proc: subprocess.Popen, cg: RunCgroup | None, tree: procfs.Tree | 
         return
     end = time.monotonic() + _SETTLE_S
     while time.monotonic() < end:
-        procs = [p for p in tree.scan() if p.pid != proc.pid]
+        procs = [p for p in tree.scan(holders=True) if p.pid != proc.pid]
         if not procs:
             return
         for p in procs:
@@ -311,9 +315,9 @@ def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, out, err, 
         result.leftover_procs = len(cg.pids())
     else:
         result.cpu_s = watch.cpu_s
-        result.leftover_procs = len([p for p in tree.scan() if p.pid != proc.pid])
+        result.leftover_procs = len([p for p in tree.scan(holders=True) if p.pid != proc.pid])
     if result.peak_mem_bytes is None and watch.peak_rss:
-        result.peak_mem_bytes, result.peak_mem_source = watch.peak_rss, "watcher:rss"
+        result.peak_mem_bytes, result.peak_mem_source = watch.peak_rss, "watcher:pss"
     result.oom_killed = result.oom_killed or watch.memory_limit_hit
     result.cpu_limit_hit = watch.cpu_limit_hit or result.term_signal == signal.SIGXCPU or (
         result.term_signal == signal.SIGKILL and (result.cpu_s or 0) >= limits.cpu_s

@@ -1,0 +1,52 @@
+"""Fixtures for the sandbox tests: a task folder with hidden labels beside it, small limits."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+from wmrl_envs.sandbox import Limits
+from wmrl_envs.sandbox.bwrap import probe
+
+SMALL = Limits(wall_s=6, cpu_s=2, memory_mb=512, max_procs=64, file_mb=64, workspace_mb=128)
+
+
+def bwrap_or_skip() -> None:
+    reason = probe()
+    if reason is not None:
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def token() -> str:
+    """A unique marker: processes and files an attack leaves behind carry it."""
+    return f"wmrl-attack-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def task(tmp_path, token):
+    """``public/`` (the data the program may read) and ``private/labels.csv`` beside it."""
+    public, private = tmp_path / "task" / "public", tmp_path / "task" / "private"
+    public.mkdir(parents=True)
+    private.mkdir()
+    (public / "train.csv").write_text("x,y\n1,0\n2,1\n")
+    labels = private / f"labels-{token}.csv"
+    labels.write_text(f"id,y\n1,{token}\n")
+    return public, labels
+
+
+def host_procs_with(token: str) -> list[int]:
+    """Host processes whose command line mentions ``token``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if token.encode() in f.read():
+                    found.append(int(name))
+        except OSError:
+            pass
+    return found

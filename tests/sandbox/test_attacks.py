@@ -1,0 +1,264 @@
+"""The attack list against the bwrap backend: each asserts the attack fails and nothing is left.
+
+Every test runs under small limits (``conftest.SMALL``) and checks, besides its own outcome,
+that the run left no process behind (``RunResult.leftover_procs`` and a scan of the host's
+``/proc`` for the attack's marker).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from wmrl_envs.sandbox import Job, RunResult, make_executor
+
+from . import attacks
+from .conftest import SMALL, bwrap_or_skip, host_procs_with
+
+
+@dataclass
+class Ctx:
+    token: str
+    public: Path
+    labels: Path
+    port: int
+    sentinel_pid: int
+
+
+@pytest.fixture
+def ctx(task, token):
+    public, labels = task
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.setblocking(False)
+    sentinel = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)  # wmrl-sentinel"])
+    yield Ctx(token, public, labels, listener.getsockname()[1], sentinel.pid)
+    with pytest.raises(BlockingIOError):
+        listener.accept()  # nothing reached the host's listener
+    listener.close()
+    assert sentinel.poll() is None, "a sandboxed program killed a host process"
+    sentinel.kill()
+    sentinel.wait()
+
+
+@pytest.fixture(scope="module")
+def executor():
+    bwrap_or_skip()
+    return make_executor("bwrap", limits=SMALL)
+
+
+def _json(r: RunResult) -> dict:
+    assert r.error is None and r.exit_code == 0, r
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def check_network(r: RunResult, c: Ctx) -> None:
+    out = _json(r)
+    assert out["loopback"] == f"ConnectionRefusedError:{errno.ECONNREFUSED}"
+    assert out["public"] == f"OSError:{errno.ENETUNREACH}"
+    assert out["dns"].startswith("gaierror")
+    assert out["interfaces"] == ["lo"]
+
+
+def check_labels(r: RunResult, c: Ctx) -> None:
+    out = _json(r)
+    assert out["read"] == []
+    assert out["walk_hits"] == []
+    assert set(out["env"]) <= {
+        "PATH", "HOME", "TMPDIR", "LANG", "PWD", "MPLBACKEND",
+        "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+        "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+        "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS",
+    }  # fmt: skip
+
+
+def check_writes(r: RunResult, c: Ctx) -> None:
+    out = _json(r)
+    tmp = out.pop("tmp")
+    assert tmp == "tmp is private"
+    assert all(v in (errno.EROFS, errno.ENOENT, errno.EACCES) for v in out.values()), out
+    assert r.files["submission.csv"] == b"id,y\n1,0\n"
+    assert sorted(p.name for p in c.public.iterdir()) == ["train.csv"]
+    assert (c.public / "train.csv").read_text() == "x,y\n1,0\n2,1\n"
+    assert not Path(sys.prefix, c.token).exists()
+
+
+def check_fork_bomb(r: RunResult, c: Ctx) -> None:
+    words = r.stdout.split()
+    assert words[0] == "forks" and int(words[1]) < SMALL.max_procs, r.stdout
+    assert int(words[3]) == errno.EAGAIN
+
+
+def check_allocate(r: RunResult, c: Ctx) -> None:
+    assert r.oom_killed and r.term_signal == signal.SIGKILL and not r.timed_out
+    assert "allocated" not in r.stdout
+    assert r.peak_mem_bytes <= SMALL.memory_mb << 20
+    assert r.peak_mem_bytes > (SMALL.memory_mb << 20) // 2
+
+
+def check_busy(r: RunResult, c: Ctx) -> None:
+    assert r.cpu_limit_hit and r.term_signal == signal.SIGXCPU and not r.timed_out
+    assert SMALL.cpu_s * 0.9 <= r.cpu_s <= SMALL.cpu_s + 1.5
+
+
+def check_busy_procs(r: RunResult, c: Ctx) -> None:
+    assert r.cpu_limit_hit and not r.timed_out
+    assert r.term_signal in (signal.SIGKILL, signal.SIGXCPU)
+    assert SMALL.cpu_s <= r.cpu_s <= SMALL.cpu_s + 1.5
+
+
+HANG_WALL_S = 3
+
+
+def check_hang(r: RunResult, c: Ctx) -> None:
+    assert r.timed_out and r.term_signal == signal.SIGKILL
+    assert "parent sleeping" in r.stdout
+    assert HANG_WALL_S <= r.wall_s < HANG_WALL_S + 10  # killed at the deadline, not at sleep's end
+
+
+def check_big_file(r: RunResult, c: Ctx) -> None:
+    assert r.fsize_limit_hit and r.exit_code != 0
+    assert "File too large" in r.stderr
+
+
+def check_many_files(r: RunResult, c: Ctx) -> None:
+    assert r.workspace_limit_hit and r.term_signal == signal.SIGKILL and not r.timed_out
+
+
+def check_tmp_flood(r: RunResult, c: Ctx) -> None:
+    assert r.exit_code == 0, r.stderr
+    words = r.stdout.split()
+    assert words[:3] == ["tmp", "full", "after"] and int(words[5]) == errno.ENOSPC
+    assert (int(words[3]) + 1) * 8 >= SMALL.workspace_mb * 0.9  # the tmpfs filled to its size
+
+
+def check_flood(r: RunResult, c: Ctx) -> None:
+    assert r.exit_code == 0 and r.stdout_truncated and not r.stderr_truncated
+    assert r.stdout.startswith("y" * 1000) and r.stdout.endswith("y" * 1000)
+    assert len(r.stdout) <= SMALL.output_bytes + 100
+    assert "bytes truncated" in r.stdout and r.stderr == "flood done\n"
+
+
+def check_killer(r: RunResult, c: Ctx) -> None:
+    assert f"refused {c.sentinel_pid} {errno.ESRCH}" in r.stdout  # the host pid is not visible
+    assert "survived" not in r.stdout  # kill(-1) took the sandbox down ...
+    assert r.term_signal == signal.SIGKILL  # ... and only the sandbox (ctx checks the sentinel)
+
+
+def check_userns(r: RunResult, c: Ctx) -> None:
+    words = r.stdout.split()
+    assert words[:2] == ["unshare", "-1"], r.stdout
+    assert int(words[2]) in (errno.ENOSPC, errno.EPERM)
+
+
+def check_sklearn(r: RunResult, c: Ctx) -> None:
+    assert r.ok, r.stderr
+    assert r.stdout.split()[:2] == [c.token, "2"]
+    sub = r.files["submission.csv"].decode().splitlines()
+    assert sub[0] == "id,y" and len(sub) == 101
+    assert r.cpu_s > 0.2 and r.peak_mem_bytes > 30 << 20 and r.peak_mem_source
+
+
+# name -> (program, extra limits, check)
+ATTACKS = {
+    "network": (attacks.NETWORK, {}, check_network),
+    "labels": (attacks.LABELS, {"wall_s": 30, "cpu_s": 20}, check_labels),
+    "writes": (attacks.WRITES, {}, check_writes),
+    "fork_bomb": (attacks.FORK_BOMB, {}, check_fork_bomb),
+    "allocate": (attacks.ALLOCATE, {}, check_allocate),
+    # CPU attacks get a long wall limit: on a loaded machine CPU seconds accrue slowly.
+    "busy": (attacks.BUSY, {"wall_s": 60}, check_busy),
+    "busy_procs": (attacks.BUSY_PROCS, {"wall_s": 60}, check_busy_procs),
+    "hang": (attacks.HANG, {"wall_s": HANG_WALL_S}, check_hang),
+    "big_file": (attacks.BIG_FILE, {}, check_big_file),
+    "many_files": (attacks.MANY_FILES, {}, check_many_files),
+    "tmp_flood": (attacks.TMP_FLOOD, {}, check_tmp_flood),
+    "flood": (attacks.FLOOD, {"wall_s": 30}, check_flood),
+    "killer": (attacks.KILLER, {}, check_killer),
+    "userns": (attacks.USERNS, {}, check_userns),
+    "sklearn": (attacks.SKLEARN, {"wall_s": 30, "cpu_s": 20}, check_sklearn),
+}
+
+
+def make_job(name: str, c: Ctx) -> Job:
+    source, extra, _ = ATTACKS[name]
+    code = attacks.render(
+        source,
+        token=c.token,
+        port=c.port,
+        abs_path=c.labels,
+        name=c.labels.name,
+        venv=sys.prefix,
+        data_abs=c.public,
+        host_pid=c.sentinel_pid,
+    )
+    return Job(code=code, data_dir=c.public, limits=replace(SMALL, **extra), name=name)
+
+
+def assert_nothing_left(r: RunResult, c: Ctx) -> None:
+    assert r.leftover_procs == 0
+    assert host_procs_with(c.token) == []
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_attack(name, executor, ctx):
+    r = executor.run(make_job(name, ctx))
+    assert r.backend == "bwrap" and r.isolation == "strong"
+    ATTACKS[name][2](r, ctx)
+    assert_nothing_left(r, ctx)
+
+
+def test_all_attacks_at_once(ctx):
+    """Every attack at ``cpu_count`` concurrency: each still gets its own outcome."""
+    bwrap_or_skip()
+    ex = make_executor("bwrap", limits=SMALL, workers=os.cpu_count())
+    names = list(ATTACKS) + ["sklearn"] * 2
+    results = list(ex.map(make_job(n, ctx) for n in names))
+    for name, r in zip(names, results, strict=True):
+        ATTACKS[name][2](r, ctx)
+        assert_nothing_left(r, ctx)
+
+
+# Without a writable cgroup the limits fall back to rlimits and the /proc watcher.
+FALLBACK = {
+    "hang": check_hang,
+    "busy_procs": check_busy_procs,
+    "big_file": check_big_file,
+    "many_files": check_many_files,
+    "flood": check_flood,
+}
+
+
+def check_allocate_watched(r: RunResult, c: Ctx) -> None:
+    assert r.oom_killed and r.term_signal == signal.SIGKILL and not r.timed_out
+    assert r.peak_mem_source == "watcher:pss" and r.peak_mem_bytes > SMALL.memory_mb << 20
+
+
+@pytest.mark.parametrize("name", [*FALLBACK, "allocate"])
+def test_attack_without_cgroups(name, ctx):
+    bwrap_or_skip()
+    ex = make_executor("bwrap", limits=SMALL, use_cgroups=False)
+    r = ex.run(make_job(name, ctx))
+    FALLBACK.get(name, check_allocate_watched)(r, ctx)
+    assert_nothing_left(r, ctx)
+
+
+@pytest.mark.parametrize("use_cgroups", [True, False], ids=["cgroups", "watcher"])
+@pytest.mark.parametrize("name", ["hang", "busy_procs", "sklearn"])
+def test_local_backend_contains_processes(name, use_cgroups, ctx):
+    """The unsafe backend still enforces limits and kills detached grandchildren."""
+    ex = make_executor("local", limits=SMALL, allow_unsafe=True, use_cgroups=use_cgroups)
+    r = ex.run(make_job(name, ctx))
+    assert r.backend == "local" and r.isolation == "none"
+    ATTACKS[name][2](r, ctx)
+    assert_nothing_left(r, ctx)
