@@ -1,0 +1,205 @@
+"""Building an offline task: packaged dataset -> ``public/``, ``dev/`` and ``private/`` files.
+
+The layout follows MLE-Dojo's prepared competitions::
+
+    public/   train.csv, test.csv (no target), sample_submission.csv, description.md
+    private/  test_answer.csv (never given to a sandbox)
+
+A validation split for multi-turn episodes is carved from ``public/train.csv`` in the same
+layout (:func:`carve_dev`), for any suite whose train.csv holds the targets.
+
+The same spec and seed give byte-identical files. Builds land in the user's cache dir and are
+written to a temporary folder first, so concurrent builders (vector envs) never see half a task.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from tqdm.auto import tqdm
+
+from wmrl_envs.mle.datasets import load_source
+from wmrl_envs.mle.metrics import get_metric
+from wmrl_envs.mle.spec import TaskSpec
+from wmrl_envs.mle.task import Task
+
+_DONE = ".complete"
+
+
+def cache_dir() -> Path:
+    """Root of wmrl's cache: ``$WMRL_CACHE_DIR``, else ``$XDG_CACHE_HOME/wmrl``, else ``~/.cache/wmrl``."""
+    if os.environ.get("WMRL_CACHE_DIR"):
+        return Path(os.environ["WMRL_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wmrl"
+
+
+def task_dir(spec: TaskSpec, root: str | Path | None = None) -> Path:
+    """Where ``spec`` is built: one folder per task and config fingerprint."""
+    suite = spec.folder.parent.name
+    return Path(root or cache_dir() / "mle") / suite / f"{spec.id}-{spec.fingerprint}"
+
+
+def prepare_frame(spec: TaskSpec) -> pd.DataFrame:
+    """The source frame, cleaned, capped to ``max_rows`` and given a shuffled ``id`` column."""
+    df = load_source(spec.source).drop(columns=list(spec.drop_columns))
+    if spec.target not in df.columns:
+        raise ValueError(f"{spec.id}: target {spec.target!r} is not a column of the source data")
+    df = df[df[spec.target].notna()].reset_index(drop=True)
+    if spec.task_type == "binary":
+        df[spec.target] = (df[spec.target].astype(str) == str(spec.positive_class)).astype(np.int64)
+    rng = np.random.default_rng(spec.split_seed)
+    if len(df) > spec.max_rows:
+        df = df.iloc[np.sort(rng.choice(len(df), spec.max_rows, replace=False))].reset_index(
+            drop=True
+        )
+    df.insert(0, spec.id_column, rng.permutation(len(df)) + 1)
+    features = [c for c in df.columns if c not in (spec.id_column, spec.target)]
+    # Rows in id order: the source's row order (often sorted by date or label) carries no signal.
+    return df[[spec.id_column, *features, spec.target]].sort_values(
+        spec.id_column, ignore_index=True
+    )
+
+
+def _split(
+    df: pd.DataFrame, label: str | None, task_type: str, fraction: float, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Seeded split, stratified on ``label`` for classification when every class has 2+ rows."""
+    stratify = None
+    if label is not None and task_type != "regression":
+        counts = df[label].value_counts()
+        stratify = df[label] if len(counts) > 1 and counts.min() >= 2 else None
+    a, b = train_test_split(df, test_size=fraction, random_state=seed, stratify=stratify)
+    return a.sort_index(), b.sort_index()
+
+
+def classes_of(spec: TaskSpec, y: pd.Series) -> list[str]:
+    """Class labels as they appear in submissions (sorted text)."""
+    return sorted({str(v) for v in y.unique()}) if spec.task_type != "regression" else []
+
+
+def submission_frames(
+    spec: TaskSpec, train: pd.DataFrame, test: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(sample_submission, answers)`` for ``test`` in the metric's submission format.
+
+    The sample predicts the training prior (probabilities), the majority class (labels) or the
+    training mean (median for MAE): the trivial baseline of the board and of DSBench's RPG.
+    """
+    metric = get_metric(spec.metric)
+    ids = test[[spec.id_column]].reset_index(drop=True)
+    y_train, y_test = train[spec.target], test[spec.target].reset_index(drop=True)
+    sample, answers = ids.copy(), ids.copy()
+    if metric.kind == "proba" and spec.task_type == "multiclass":
+        prior = y_train.astype(str).value_counts(normalize=True)
+        for c in classes_of(spec, y_train):
+            sample[c] = float(prior.get(c, 0.0))
+            answers[c] = (y_test.astype(str) == c).astype(np.int64)
+    elif metric.kind == "proba":
+        sample[spec.target] = float(y_train.mean())
+        answers[spec.target] = y_test
+    elif metric.kind == "label":
+        sample[spec.target] = y_train.mode().sort_values().iloc[0]
+        answers[spec.target] = y_test
+    else:
+        sample[spec.target] = float(y_train.median() if spec.metric == "mae" else y_train.mean())
+        answers[spec.target] = y_test
+    return sample, answers
+
+
+def _write_csv(df: pd.DataFrame, path: Path) -> None:
+    df.to_csv(path, index=False, lineterminator="\n")
+
+
+def _atomic_build(dest: Path, write) -> Path:
+    """Run ``write(tmp_folder)`` and move the result to ``dest`` (no-op if already built)."""
+    if (dest / _DONE).exists():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    try:
+        write(tmp)
+        (tmp / _DONE).touch()
+        try:
+            os.rename(tmp, dest)
+        except OSError:  # another process finished the same build first
+            if not (dest / _DONE).exists():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
+def build_task(spec: TaskSpec, root: str | Path | None = None) -> Path:
+    """Build ``spec`` under the cache (no-op when already built); returns the task folder."""
+
+    def write(tmp: Path) -> None:
+        train, test = _split(
+            prepare_frame(spec), spec.target, spec.task_type, spec.test_fraction, spec.split_seed
+        )
+        sample, truth = submission_frames(spec, train, test)
+        public, private = tmp / "public", tmp / "private"
+        public.mkdir()
+        private.mkdir()
+        _write_csv(train, public / "train.csv")
+        _write_csv(test.drop(columns=[spec.target]), public / "test.csv")
+        _write_csv(sample, public / "sample_submission.csv")
+        (public / "description.md").write_text(spec.description)
+        _write_csv(truth, private / "test_answer.csv")
+
+    return _atomic_build(task_dir(spec, root), write)
+
+
+def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42) -> Path:
+    """Carve a validation split from ``task``'s ``train.csv`` into ``dest`` (built once).
+
+    ``dest/public`` mirrors the public layout (train, test without targets, sample submission,
+    description) and ``dest/private/test_answer.csv`` holds the held-out targets in the
+    submission format. Raises ``ValueError`` when train.csv lacks the targets.
+    """
+
+    def write(tmp: Path) -> None:
+        train = pd.read_csv(task.public_dir / "train.csv", low_memory=False)
+        cols, target = task.prediction_columns, task.target
+        if task.id_column not in train.columns:
+            raise ValueError(f"train.csv has no {task.id_column!r} column")
+        if all(c in train.columns for c in cols):
+            drop = cols
+        elif target in train.columns and task.metric.kind == "proba" and len(cols) > 1:
+            drop = [target]
+        else:
+            raise ValueError(f"train.csv lacks the target column(s) {cols}")
+        label = target if target in train.columns else (cols[0] if len(cols) == 1 else None)
+        fit, held = _split(train, label, task.task_type, fraction, seed)
+        truth = held[[task.id_column]].copy()
+        for c in cols:
+            truth[c] = (
+                held[c] if c in held.columns else (held[target].astype(str) == c).astype(np.int64)
+            )
+        sample = pd.DataFrame({c: [task.sample[c].iloc[0]] * len(held) for c in cols})
+        sample.insert(0, task.id_column, held[task.id_column].to_numpy())
+        public, private = tmp / "public", tmp / "private"
+        public.mkdir()
+        private.mkdir()
+        _write_csv(fit, public / "train.csv")
+        _write_csv(held.drop(columns=drop), public / "test.csv")
+        _write_csv(sample, public / "sample_submission.csv")
+        (public / "description.md").write_text(task.description)
+        _write_csv(truth, private / "test_answer.csv")
+
+    return _atomic_build(dest, write)
+
+
+def build_suite(
+    specs: list[TaskSpec], root: str | Path | None = None, progress: bool = True
+) -> list[Path]:
+    """Build every spec not yet in the cache, with a progress bar; returns their folders."""
+    todo = [s for s in specs if not (task_dir(s, root) / _DONE).exists()]
+    for spec in tqdm(todo, desc="building tasks", unit="task", disable=not (progress and todo)):
+        build_task(spec, root)
+    return [task_dir(s, root) for s in specs]

@@ -1,0 +1,113 @@
+"""``wmrl tasks``, ``wmrl run-code`` and ``wmrl build-leaderboards``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from wmrl_envs.mle.spec import SPLITS, SUITES, list_specs
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    if args.suite in SUITES:
+        rows = [
+            (s.id, s.split, s.task_type, s.metric, s.name)
+            for s in list_specs(args.suite, args.split)
+        ]
+    else:
+        from wmrl_envs.mle.suites import load_tasks
+
+        tasks = load_tasks(args.suite, "all", metrics=None, progress=False)
+        rows = [(t.id, t.suite, t.task_type, t.metric.name, t.name) for t in tasks.values()]
+    width = max((len(r[0]) for r in rows), default=4)
+    print(f"{'task':<{width}}  {'split':<8} {'type':<10} {'metric':<9} name")
+    for r in rows:
+        print(f"{r[0]:<{width}}  {r[1]:<8} {r[2]:<10} {r[3]:<9} {r[4]}")
+    print(f"{len(rows)} task(s)")
+    return 0
+
+
+def _run_code(args: argparse.Namespace) -> int:
+    from wmrl_envs.mle.env import DSBenchEnv, MLEDojoEnv
+
+    code = Path(args.file).read_text()
+    cls = DSBenchEnv if args.suite == "dsbench" else MLEDojoEnv
+    env = cls(
+        suite=args.suite,
+        split="all",
+        tasks=[args.task],
+        reward_mode=args.reward_mode,
+        executor=args.executor,
+    )
+    try:
+        _, info = env.reset(options={"task_id": args.task})
+        _, reward, _, _, info = env.step(code)
+    finally:
+        env.close()
+    run = env.unwrapped.last_run
+    out = {
+        "task_id": args.task,
+        "status": info["status"],
+        "score": info["score"],
+        "reward": reward,
+        "reward_mode": env.reward_mode,
+        "percentile": info.get("percentile"),
+        "position": info.get("position"),
+        "medal": info.get("medal"),
+        "rpg": info.get("rpg"),
+        "feedback": info["feedback"],
+        "run": run.to_dict() if run is not None else None,
+    }
+    print(json.dumps(out, indent=2))
+    return 0 if info["status"] == "ok" else 1
+
+
+def _build_leaderboards(args: argparse.Namespace) -> int:
+    from wmrl_envs.mle.boards import build_leaderboards
+
+    suites = list(SUITES) if args.suite == "all" else [args.suite]
+    rows = build_leaderboards(suites, args.tasks or None, args.seed, args.threads)
+    for r in rows:
+        print(
+            f"{r['task']:<22} {r['metric']:<9} best {r['best']:<10.4g} default RF {r['default_rf']:<10.4g} "
+            f"(pct {r['default_rf_percentile']:.2f})  default linear {r['default_linear']:<10.4g} "
+            f"(pct {r['default_linear_percentile']:.2f})"
+        )
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ML-engineering subcommands to the ``wmrl`` parser."""
+    p = subparsers.add_parser("tasks", help="list the tasks of an ML-engineering suite")
+    p.add_argument(
+        "--suite", default="offline", help="offline, dsbench, or a path to MLE-Dojo/DSBench data"
+    )
+    p.add_argument("--split", default="all", choices=SPLITS)
+    p.set_defaults(func=_tasks)
+
+    p = subparsers.add_parser(
+        "run-code", help="run one program on a task through the env and grade it"
+    )
+    p.add_argument("file", help="Python file to run")
+    p.add_argument("--task", required=True, help="task id (see `wmrl tasks`)")
+    p.add_argument("--suite", default="offline", help="offline, dsbench, or a data path")
+    p.add_argument(
+        "--executor", default="auto", help="sandbox backend (auto, bwrap, docker, local)"
+    )
+    p.add_argument(
+        "--reward-mode", default=None, choices=("percentile", "position", "medal", "rpg", "raw")
+    )
+    p.set_defaults(func=_run_code)
+
+    p = subparsers.add_parser(
+        "build-leaderboards", help="rebuild the offline leaderboards from the recipe"
+    )
+    p.add_argument("--suite", default="all", choices=(*SUITES, "all"))
+    p.add_argument("--tasks", nargs="*", help="only these task ids")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--threads", type=int, default=1, help="BLAS/OpenMP threads for the reference models"
+    )
+    p.set_defaults(func=_build_leaderboards)
+

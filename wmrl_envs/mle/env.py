@@ -1,0 +1,356 @@
+"""The ML-engineering envs: ``WMRL/MLEDojo-v0`` and ``WMRL/DSBench-v0``.
+
+One base env, :class:`MLEEnv`, runs an agent's program in the sandbox on a task's public data and
+grades the ``submission.csv`` it writes against hidden answers. The two registered envs are thin
+configurations of it (suite, split and reward mode).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import gymnasium as gym
+
+from wmrl_envs.mle.build import carve_dev
+from wmrl_envs.mle.grading import InvalidSubmission
+from wmrl_envs.mle.leaderboard import MEDAL_REWARD, REWARD_MODES, board_summary, rpg
+from wmrl_envs.mle.render import Outcome, feedback_text, task_text
+from wmrl_envs.mle.spaces import CodeText
+from wmrl_envs.mle.suites import load_tasks
+from wmrl_envs.mle.task import Task
+from wmrl_envs.sandbox import Executor, Job, Limits, RunResult, make_executor
+
+MAX_CODE_CHARS = 100_000
+MAX_OBS_CHARS = 200_000
+_BOARD_MODES = ("percentile", "position", "medal")
+
+
+def check_code(action: Any) -> str | None:
+    """Why ``action`` cannot be run as a Python program, or None if it can."""
+    if not isinstance(action, str):
+        return f"the action must be Python source code as a str, got {type(action).__name__}"
+    if not action.strip():
+        return "the action is empty: send a Python program that writes submission.csv"
+    if len(action) > MAX_CODE_CHARS:
+        return f"the program has {len(action)} characters, over the limit of {MAX_CODE_CHARS}"
+    try:
+        compile(action, "main.py", "exec", dont_inherit=True)
+    except SyntaxError as e:
+        return f"syntax error{f' at line {e.lineno}' if e.lineno else ''}: {e.msg}"
+    except (ValueError, MemoryError, RecursionError, OverflowError) as e:
+        return f"the action is not valid Python source ({type(e).__name__}: {e})"
+    return None
+
+
+class MLEEnv(gym.Env[str, str]):
+    """Write a program that solves a Kaggle-style competition; it is run and graded.
+
+    Each episode is one competition. The agent sends the full source of a Python program; the env
+    runs it in the sandbox with the task's public files under ``data/`` and grades the
+    ``submission.csv`` it writes against hidden answers that never enter the sandbox.
+
+    Observation space:
+        :class:`CodeText` (any ``str`` up to 200,000 characters): the competition page, the data
+        schema (files, rows, columns with dtypes, missing values, first rows), the metric, the
+        submission format, the limits and the turn; after a step, also the feedback on it.
+    Action space:
+        :class:`CodeText` (any ``str`` up to 100,000 characters): Python source code.
+    Reward:
+        Paid on the last turn only (0 before): by ``reward_mode``, ``"percentile"`` (share of the
+        leaderboard beaten, interpolated; in [0, 1]), ``"position"`` (MLE-Dojo), ``"medal"``
+        (MLE-bench: gold 1, silver 0.75, bronze 0.5, above median 0.25, else 0), ``"rpg"``
+        (DSBench's relative performance gap) or ``"raw"`` (the metric itself). Any failure
+        (empty, non-string or invalid code, a crash, a limit hit, a missing or malformed
+        submission) pays the lowest reward: 0, or in ``raw`` mode the sample submission's score.
+    Episode end:
+        ``terminated=True`` after ``max_turns`` steps (default 1); never truncated.
+    Info:
+        ``reward_source`` ("real"), ``score`` (the metric on this turn's split; None when not
+        measured), ``cost`` (``exec_s``, ``exec_cpu_s``, ``wm_s``, ``sim_steps``, ``sim_s``),
+        ``task_id``, ``group``, ``turn``, ``phase``, ``status``, ``feedback``, and on the last
+        turn ``percentile``, ``position``, ``medal``, ``rpg`` (None where there is no board).
+        ``reset`` info carries ``task_id``, ``group`` and ``wm_context`` (a ``TaskContext``).
+        The last :class:`RunResult` is ``env.unwrapped.last_run``.
+
+    Args:
+        suite: ``"offline"`` (embedded MLE-Dojo-style competitions), ``"dsbench"`` (embedded
+            DSBench-style benchmark) or a path to prepared MLE-Dojo or DSBench data.
+        split: ``"train"``, ``"heldout"``, ``"test"`` or ``"all"`` (embedded suites).
+        tasks: task ids to keep (default: all of the split).
+        reward_mode: one of ``percentile``, ``position``, ``medal``, ``rpg``, ``raw``.
+        executor: a sandbox backend name for ``make_executor`` or an :class:`Executor`.
+        limits: a :class:`Limits` for every run, or a dict overriding the task's own limits.
+        max_turns: steps per episode; earlier turns are graded on a validation split.
+        cache_dir: where embedded tasks are built (default: the user's cache dir).
+        metrics: ``{task_id: metric name}`` for data folders that do not name their metric.
+        render_mode: None or ``"ansi"`` (``render()`` returns the last observation).
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+    default_suite = "offline"
+    default_split = "train"
+    default_reward_mode = "percentile"
+
+    def __init__(
+        self,
+        suite: str | None = None,
+        split: str | None = None,
+        tasks: list[str] | None = None,
+        reward_mode: str | None = None,
+        executor: str | Executor = "auto",
+        limits: Limits | dict | None = None,
+        max_turns: int = 1,
+        cache_dir: str | None = None,
+        metrics: dict | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        self.reward_mode = reward_mode or self.default_reward_mode
+        if self.reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
+        if not isinstance(max_turns, int) or max_turns < 1:
+            raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.tasks: dict[str, Task] = load_tasks(
+            suite or self.default_suite, split or self.default_split, tasks, cache_dir, metrics
+        )
+        if self.reward_mode in _BOARD_MODES:
+            missing = [t.id for t in self.tasks.values() if not t.board_paths]
+            if missing:
+                raise ValueError(
+                    f"reward_mode {self.reward_mode!r} needs leaderboards, and tasks {missing} have none; "
+                    "use reward_mode='rpg' or 'raw'"
+                )
+        self.task_ids = list(self.tasks)
+        self.max_turns = max_turns
+        self.render_mode = render_mode
+        self.observation_space = CodeText(MAX_OBS_CHARS)
+        self.action_space = CodeText(MAX_CODE_CHARS)
+        self._executor_arg = executor
+        self._executor: Executor | None = executor if isinstance(executor, Executor) else None
+        self._limits_arg = limits
+        self._dev: dict[str, Task | None] = {}
+        self._text: dict[str, str] = {}
+        self.task: Task | None = None
+        self.group: str | None = None
+        self.turn = 0
+        self.last_run: RunResult | None = None
+        self._obs = ""
+
+    # ---- configuration ----------------------------------------------------------------------
+
+    def limits_for(self, task: Task) -> Limits:
+        """The limits of ``task``'s runs: the env's ``Limits``, or the task's with overrides."""
+        if isinstance(self._limits_arg, Limits):
+            return self._limits_arg
+        merged = {**task.limits, **(self._limits_arg or {})}
+        return Limits(**{k: (int(v) if k.endswith("_mb") else float(v)) for k, v in merged.items()})
+
+    @property
+    def executor(self) -> Executor:
+        """The sandbox executor, created on first use."""
+        if self._executor is None:
+            self._executor = make_executor(self._executor_arg)
+        return self._executor
+
+    def _dev_task(self, task: Task) -> Task | None:
+        """``task`` on a validation split carved from its train.csv (None if impossible)."""
+        if task.id not in self._dev:
+            dev = None
+            if task.work_dir is not None:
+                try:
+                    folder = carve_dev(
+                        task, task.work_dir / "dev", task.valid_fraction, task.split_seed
+                    )
+                    dev = dataclasses.replace(
+                        task,
+                        public_dir=folder / "public",
+                        answers_path=folder / "private" / "test_answer.csv",
+                        board_paths=(),
+                        work_dir=None,
+                    )
+                except ValueError:
+                    dev = None
+            self._dev[task.id] = dev
+        return self._dev[task.id]
+
+    def _task_text(self, task: Task) -> str:
+        if task.id not in self._text:
+            self._text[task.id] = task_text(task, self.limits_for(task), self.max_turns)
+        return self._text[task.id]
+
+    # ---- gym API ----------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        options = options or {}
+        task_id = options.get("task_id")
+        if task_id is None:
+            task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
+        elif task_id not in self.tasks:
+            raise ValueError(f"unknown task_id {task_id!r}; valid ids: {', '.join(self.task_ids)}")
+        self.task = self.tasks[task_id]
+        self.group = options.get("group") or f"{task_id}/{int(self.np_random.integers(2**63)):016x}"
+        self.turn = 0
+        self.last_run = None
+        self._obs = self._clip(
+            self._task_text(self.task) + f"\n\nThis is turn 1 of {self.max_turns}."
+        )
+        info = {
+            "task_id": task_id,
+            "group": self.group,
+            "turn": 0,
+            "max_turns": self.max_turns,
+            "wm_context": self.task.context(self.max_turns),
+        }
+        return self._obs, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        if self.task is None:
+            raise RuntimeError("call reset() before step()")
+        if self.turn >= self.max_turns:
+            raise RuntimeError("the episode has ended; call reset()")
+        task = self.task
+        self.turn += 1
+        final = self.turn >= self.max_turns
+        target = task if final else self._dev_task(task)
+        phase = "test" if final else ("validation" if target is not None else "check")
+        outcome = self._run(action, target or task, phase)
+        self.last_run = outcome.result
+        reward, extra, board = self._reward(outcome, task) if final else (0.0, [], {})
+        feedback = feedback_text(
+            outcome, task, self.limits_for(task), self.turn, self.max_turns, extra
+        )
+        next_turn = "" if final else f"\n\nThis is turn {self.turn + 1} of {self.max_turns}."
+        self._obs = self._clip(
+            f"{self._task_text(task)}\n\n## Feedback on turn {self.turn}\n{feedback}{next_turn}"
+        )
+        r = outcome.result
+        info = {
+            "reward_source": "real",
+            "score": outcome.score,
+            "cost": {
+                "exec_s": float(r.wall_s) if r else 0.0,
+                "exec_cpu_s": float(r.cpu_s or 0.0) if r else 0.0,
+                "wm_s": 0.0,
+                "sim_steps": 0,
+                "sim_s": 0.0,
+            },
+            "task_id": task.id,
+            "group": self.group,
+            "turn": self.turn,
+            "phase": phase,
+            "status": outcome.status,
+            "feedback": feedback,
+            **board,
+        }
+        return self._obs, float(reward), final, False, info
+
+    def render(self) -> str | None:
+        return self._obs if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        if self._executor is not None and not isinstance(self._executor_arg, Executor):
+            self._executor.close()
+            self._executor = None
+
+    # ---- internals --------------------------------------------------------------------------
+
+    @staticmethod
+    def _clip(text: str) -> str:
+        return (
+            text if len(text) <= MAX_OBS_CHARS else text[: MAX_OBS_CHARS - 20] + "\n...(truncated)"
+        )
+
+    def _run(self, action: Any, task: Task, phase: str) -> Outcome:
+        """Run the program on ``task``'s public data and grade what it wrote."""
+        problem = check_code(action)
+        if problem:
+            return Outcome("invalid_action", phase, problem)
+        limits = self.limits_for(task)
+        job = Job(
+            code=action,
+            data_dir=task.public_dir,
+            collect=("submission.csv",),
+            limits=limits,
+            name=task.id,
+        )
+        result = self.executor.run(job)
+        if result.error is not None:
+            return Outcome("sandbox_error", phase, result.error, result=result)
+        if not result.ok:
+            why = "the program did not finish cleanly (see the run line and stderr)"
+            return Outcome("run_failed", phase, why, result=result)
+        try:
+            score = task.grade(result.files.get("submission.csv"))
+        except InvalidSubmission as e:
+            return Outcome("invalid_submission", phase, str(e), result=result)
+        # Without a validation split, non-final turns only check the format: the test score stays hidden.
+        return Outcome("ok", phase, score=None if phase == "check" else score, result=result)
+
+    def _reward(self, outcome: Outcome, task: Task) -> tuple[float, list[str], dict]:
+        """Reward of the final turn, feedback lines on it, and the board fields for ``info``."""
+        score = outcome.score
+        if score is None:
+            low = task.baseline_score if self.reward_mode == "raw" else 0.0
+            fields = {
+                "percentile": 0.0 if task.boards else None,
+                "position": 0.0 if task.boards else None,
+                "medal": None,
+                "rpg": 0.0,
+            }
+            return (
+                low,
+                [
+                    f"Reward ({self.reward_mode}): {low:.4g} (failed submissions get the lowest reward)"
+                ],
+                fields,
+            )
+        fields = {
+            **board_summary(score, task.boards),
+            "rpg": rpg(score, task.baseline_score, task.perfect_score),
+        }
+        reward = {
+            "percentile": fields["percentile"],
+            "position": fields["position"],
+            "medal": MEDAL_REWARD.get(fields["medal"], 0.0),
+            "rpg": fields["rpg"],
+            "raw": score,
+        }[self.reward_mode]
+        lines = []
+        if task.boards:
+            n = len(task.boards[0])
+            lines.append(
+                f"Leaderboard ({n} entries): percentile {fields['percentile']:.3f}, position {fields['position']:.3f}, "
+                f"medal {fields['medal'] or 'none'}"
+            )
+        lines.append(
+            f"Relative performance gap: {fields['rpg']:.3f} (sample submission {task.baseline_score:.4g}, perfect {task.perfect_score:.4g})"
+        )
+        lines.append(f"Reward ({self.reward_mode}): {reward:.4g}")
+        return float(reward), lines, fields
+
+
+class MLEDojoEnv(MLEEnv):
+    """``WMRL/MLEDojo-v0``: the offline competition suite (train split), paid by leaderboard percentile.
+
+    See :class:`MLEEnv` for spaces, reward, episode end and arguments; ``split="heldout"`` gives
+    the tasks training never sees, ``suite=PATH`` reads prepared MLE-Dojo competitions.
+    """
+
+    default_suite = "offline"
+    default_split = "train"
+    default_reward_mode = "percentile"
+
+
+class DSBenchEnv(MLEEnv):
+    """``WMRL/DSBench-v0``: the held-out DSBench-style suite, paid by the Relative Performance Gap.
+
+    See :class:`MLEEnv` for spaces, reward, episode end and arguments; ``suite=PATH`` reads DSBench
+    data-modeling data. ``info["percentile"]`` reports the leaderboard percentile where a board exists.
+    """
+
+    default_suite = "dsbench"
+    default_split = "all"
+    default_reward_mode = "rpg"

@@ -1,0 +1,152 @@
+"""Text the agent reads: the task page with the data schema, and the feedback on each run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from wmrl_envs.mle.task import Task
+from wmrl_envs.sandbox import Limits, RunResult
+
+_HEAD_ROWS = 3
+_HEAD_COLS = 12
+_TAIL_CHARS = 1500
+
+
+def _schema(task: Task) -> str:
+    lines = []
+    for name, f in task.files.items():
+        cols = ", ".join(f"{c} ({t})" for c, t in f["columns"].items())
+        lines.append(f"- data/{name}: {f['n_rows']} rows x {len(f['columns'])} columns: {cols}")
+        missing = {c: v for c, v in f["nan_fraction"].items() if v > 0}
+        if missing:
+            lines.append(
+                "  missing values: " + ", ".join(f"{c} {v:.1%}" for c, v in missing.items())
+            )
+    train = task.public_dir / "train.csv"
+    if train.is_file():
+        head = pd.read_csv(train, nrows=_HEAD_ROWS, low_memory=False)
+        if head.shape[1] > _HEAD_COLS:
+            head = head.iloc[:, list(range(_HEAD_COLS - 1)) + [head.shape[1] - 1]]
+        lines += [
+            "",
+            f"First rows of train.csv{' (some columns omitted)' if len(head.columns) == _HEAD_COLS else ''}:",
+            "```",
+            head.to_csv(index=False).strip(),
+            "```",
+        ]
+    return "\n".join(lines)
+
+
+def task_text(task: Task, limits: Limits, max_turns: int) -> str:
+    """The fixed part of every observation of ``task``."""
+    metric = task.metric
+    direction = "higher is better" if metric.higher_is_better else "lower is better"
+    sample = task.sample_bytes.decode(errors="replace").splitlines()[:3]
+    turns = (
+        "You have one turn: your program runs once and its submission is scored on the hidden test set."
+        if max_turns == 1
+        else f"You have {max_turns} turns. On turns 1 to {max_turns - 1} your program runs on a validation "
+        "split carved from train.csv (data/ then holds that split's train.csv and test.csv) and you see its "
+        f"validation score. On turn {max_turns} it runs on the full data and is scored on the hidden test set."
+    )
+    return "\n".join(
+        [
+            f"# Task {task.id}",
+            "",
+            task.description.strip(),
+            "",
+            "## Data schema (read-only, under ./data/)",
+            _schema(task),
+            "",
+            "## Metric",
+            f"{metric.name} ({metric.title}), {direction}.",
+            "",
+            "## Submission",
+            f"Write ./submission.csv (in the working directory) with columns {','.join(task.submission_columns)} "
+            "and one row per row of data/test.csv, for example:",
+            "```",
+            *sample,
+            "```",
+            "",
+            "## Limits",
+            f"wall {limits.wall_s:g} s, CPU {limits.cpu_s:g} s, memory {limits.memory_mb} MB, "
+            f"{limits.threads} thread(s), no network. Python with numpy, pandas, scipy and scikit-learn.",
+            "",
+            "## Turns",
+            turns,
+            "",
+            "Answer with the complete Python program.",
+        ]
+    )
+
+
+@dataclass
+class Outcome:
+    """What one step produced: a score, or the reason there is none."""
+
+    status: str  # "ok" | "invalid_action" | "run_failed" | "invalid_submission" | "sandbox_error"
+    phase: str  # "test" | "validation" | "check" (format check, score withheld)
+    message: str = ""
+    score: float | None = None
+    result: RunResult | None = None
+
+
+def _tail(text: str) -> str:
+    return text if len(text) <= _TAIL_CHARS else "..." + text[-_TAIL_CHARS:]
+
+
+def run_summary(r: RunResult, limits: Limits) -> str:
+    """One line on how the sandboxed run ended."""
+    cpu = f", {r.cpu_s:.1f} s CPU" if r.cpu_s is not None else ""
+    mem = f", peak {r.peak_mem_bytes / 2**20:.0f} MB" if r.peak_mem_bytes else ""
+    how = (
+        f"exit code {r.exit_code}"
+        if r.exit_code is not None
+        else f"killed by signal {r.term_signal}"
+    )
+    problems = [
+        (r.timed_out, f"wall-clock limit of {limits.wall_s:g} s exceeded"),
+        (r.cpu_limit_hit, f"CPU limit of {limits.cpu_s:g} s exceeded"),
+        (r.oom_killed, f"memory limit of {limits.memory_mb} MB exceeded"),
+        (r.fsize_limit_hit, f"a file exceeded {limits.file_mb} MB"),
+        (r.workspace_limit_hit, f"the workspace exceeded {limits.workspace_mb} MB"),
+        (r.stdout_truncated or r.stderr_truncated, "output was truncated"),
+    ]
+    notes = "; ".join(text for hit, text in problems if hit)
+    return f"Run: {how} after {r.wall_s:.1f} s{cpu}{mem} [{r.backend}, {r.isolation} isolation]" + (
+        f"; {notes}" if notes else ""
+    )
+
+
+def feedback_text(
+    outcome: Outcome, task: Task, limits: Limits, turn: int, max_turns: int, extra: list[str]
+) -> str:
+    """The feedback block on one step."""
+    metric = task.metric
+    where = {
+        "test": "scored on the hidden test set",
+        "validation": "scored on a validation split held out from train.csv (the test score comes at the last turn)",
+        "check": "format checked only (no validation split here; the test score comes at the last turn)",
+    }[outcome.phase]
+    lines = [f"Turn {turn} of {max_turns}: {where}."]
+    if outcome.result is not None:
+        lines.append(run_summary(outcome.result, limits))
+    if outcome.status == "ok":
+        if outcome.score is None:
+            lines.append("Submission: valid.")
+        else:
+            label = "Validation score" if outcome.phase == "validation" else "Test score"
+            lines.append(
+                f"{label} ({metric.name}, {'higher' if metric.higher_is_better else 'lower'} is better): {outcome.score:.6g}"
+            )
+    else:
+        lines.append(f"Error ({outcome.status.replace('_', ' ')}): {outcome.message}")
+    lines += extra
+    r = outcome.result
+    if r is not None:
+        for name, text in (("stdout", r.stdout), ("stderr", r.stderr)):
+            if text.strip():
+                lines += [f"--- {name} (tail) ---", _tail(text.rstrip())]
+    return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""Task specs of the embedded suites: one folder per task under ``wmrl_envs/assets``.
+
+Each folder holds ``config.yaml`` (where the data comes from and how it is split and graded),
+``description.md`` (the competition page) and ``leaderboard.csv`` (``rank,team,score``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from wmrl_envs.mle.metrics import get_metric
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+SUITES = {"offline": ASSETS / "competitions", "dsbench": ASSETS / "dsbench"}
+SPLITS = ("train", "heldout", "test", "all")
+TASK_TYPES = ("binary", "multiclass", "regression")
+# Bump when the build code changes what it writes, so cached tasks are rebuilt.
+BUILD_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One offline task, as recorded in its ``config.yaml``."""
+
+    id: str
+    name: str
+    split: str
+    source: dict
+    license: str
+    task_type: str
+    target: str
+    metric: str
+    higher_is_better: bool
+    folder: Path
+    id_column: str = "id"
+    positive_class: str | int | None = None  # binary tasks: the raw label that becomes 1
+    drop_columns: tuple[str, ...] = ()
+    max_rows: int = 6500  # cap on rows (train + test) taken from the source
+    split_seed: int = 42
+    test_fraction: float = 0.25
+    valid_fraction: float = 0.2  # of train, graded on non-final turns
+    limits: dict = field(default_factory=lambda: {"wall_s": 60, "cpu_s": 60, "memory_mb": 2048})
+
+    @classmethod
+    def load(cls, folder: str | Path) -> TaskSpec:
+        folder = Path(folder)
+        cfg = yaml.safe_load((folder / "config.yaml").read_text())
+        cfg["drop_columns"] = tuple(cfg.get("drop_columns", ()))
+        spec = cls(folder=folder, **cfg)
+        metric = get_metric(spec.metric)
+        if metric.higher_is_better != spec.higher_is_better:
+            raise ValueError(
+                f"{folder}/config.yaml: higher_is_better contradicts metric {spec.metric}"
+            )
+        if spec.task_type not in TASK_TYPES:
+            raise ValueError(f"{folder}/config.yaml: task_type must be one of {TASK_TYPES}")
+        return spec
+
+    @property
+    def fingerprint(self) -> str:
+        """Hash of the config and the build version: the cache key of the built data."""
+        h = hashlib.sha256((self.folder / "config.yaml").read_bytes())
+        h.update(str(BUILD_VERSION).encode())
+        return h.hexdigest()[:12]
+
+    @property
+    def description(self) -> str:
+        return (self.folder / "description.md").read_text()
+
+    @property
+    def leaderboard_path(self) -> Path:
+        return self.folder / "leaderboard.csv"
+
+
+def list_specs(suite: str = "offline", split: str = "all") -> list[TaskSpec]:
+    """Specs of an embedded suite (``offline`` or ``dsbench``), filtered by split, sorted by id."""
+    if suite not in SUITES:
+        raise ValueError(
+            f"unknown embedded suite {suite!r}; choose one of {list(SUITES)} or a path"
+        )
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; choose one of {SPLITS}")
+    specs = [TaskSpec.load(p.parent) for p in sorted(SUITES[suite].glob("*/config.yaml"))]
+    return [s for s in specs if split == "all" or s.split == split]

@@ -1,0 +1,98 @@
+"""From a suite name or path to :class:`Task` objects.
+
+``suite`` is an embedded suite (``"offline"``: the MLE-Dojo-style competitions, ``"dsbench"``:
+the DSBench-style held-out benchmark), built into the cache on first use, or a path to prepared
+MLE-Dojo or DSBench data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from wmrl_envs.mle.build import build_suite, cache_dir
+from wmrl_envs.mle.external import is_dsbench, is_mledojo, load_dsbench, load_mledojo
+from wmrl_envs.mle.metrics import get_metric
+from wmrl_envs.mle.spec import SUITES, TaskSpec, list_specs
+from wmrl_envs.mle.task import Task
+
+
+def spec_task(spec: TaskSpec, folder: Path) -> Task:
+    """The :class:`Task` of an offline spec built into ``folder``."""
+    return Task(
+        id=spec.id,
+        name=spec.name,
+        description=spec.description,
+        metric=get_metric(spec.metric),
+        public_dir=folder / "public",
+        answers_path=folder / "private" / "test_answer.csv",
+        id_column=spec.id_column,
+        task_type=spec.task_type,
+        target=spec.target,
+        split=spec.split,
+        suite=spec.folder.parent.name,
+        license=spec.license,
+        limits=dict(spec.limits),
+        board_paths=(spec.leaderboard_path,),
+        work_dir=folder,
+        valid_fraction=spec.valid_fraction,
+        split_seed=spec.split_seed,
+    )
+
+
+def _select(available: list[str], task_ids: list[str] | None, where: str) -> list[str]:
+    if not task_ids:
+        return available
+    unknown = [t for t in task_ids if t not in available]
+    if unknown:
+        raise ValueError(
+            f"unknown task id(s) {unknown} in {where}; valid ids: {', '.join(available)}"
+        )
+    return list(task_ids)
+
+
+def load_tasks(
+    suite: str | Path = "offline",
+    split: str = "all",
+    task_ids: list[str] | None = None,
+    root: str | Path | None = None,
+    metrics: dict | None = None,
+    progress: bool = True,
+) -> dict[str, Task]:
+    """Tasks of ``suite`` (embedded name or data path), in id order, ready to run.
+
+    Args:
+        suite: ``"offline"``, ``"dsbench"``, or a path to MLE-Dojo or DSBench data.
+        split: ``"train"``, ``"heldout"``, ``"test"`` or ``"all"`` (embedded suites only).
+        task_ids: keep only these tasks (a ``ValueError`` lists the valid ids otherwise).
+        root: cache folder for built tasks (default: the user's cache dir).
+        metrics: ``{task_id: metric name}`` for data folders that do not name their metric.
+        progress: show a progress bar while building.
+    """
+    if isinstance(suite, str) and suite in SUITES:
+        specs = {s.id: s for s in list_specs(suite, split)}
+        ids = _select(list(specs), task_ids, f"suite {suite!r} (split {split!r})")
+        folders = build_suite([specs[i] for i in ids], root, progress=progress)
+        return {i: spec_task(specs[i], f) for i, f in zip(ids, folders)}
+    path = Path(suite).expanduser()
+    if not path.is_dir():
+        raise ValueError(
+            f"suite must be one of {list(SUITES)} or an existing folder, got {suite!r}"
+        )
+    work = (
+        Path(root or cache_dir() / "mle")
+        / "external"
+        / hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    )
+    if is_dsbench(path):
+        tasks = load_dsbench(path, work, metrics)
+    elif is_mledojo(path):
+        tasks = load_mledojo(path, work, metrics)
+    else:
+        raise ValueError(
+            f"{path} is neither a prepared MLE-Dojo folder (<comp>/public, <comp>/private) nor "
+            "DSBench data (data_resplit/, answers/, task/)"
+        )
+    if not tasks:
+        raise ValueError(f"no tasks found in {path}")
+    return {i: tasks[i] for i in _select(list(tasks), task_ids, str(path))}
