@@ -150,6 +150,7 @@ class _Analyzer(ast.NodeVisitor):
         self.frames: dict[str, Frame] = {}
         self.instances: dict[str, Instance] = {}
         self.trips = [1.0]  # loop multipliers, innermost last
+        self.loop_values: dict[str, list] = {}  # loop variable -> the constant values it takes
 
     def run(self) -> None:
         self.visit(self.p.tree)
@@ -196,6 +197,11 @@ class _Analyzer(ast.NodeVisitor):
             return node.value
         if isinstance(node, ast.Name):
             return self.consts.get(node.id, UNKNOWN)
+        if isinstance(node, ast.Attribute) and node.attr == "columns":
+            frame = self.frame_of(node.value)
+            return sorted(frame.columns) if frame is not None and frame.columns is not None else UNKNOWN
+        if isinstance(node, ast.ListComp):
+            return self.fold_comprehension(node)
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             vals = [self.fold(e) for e in node.elts]
             return UNKNOWN if any(v is UNKNOWN for v in vals) else vals
@@ -240,6 +246,56 @@ class _Analyzer(ast.NodeVisitor):
                 parts = [self.fold(node.func.value), *(self.fold(a) for a in node.args)]
                 if all(isinstance(a, str) for a in parts):
                     return "/".join(a.rstrip("/") for a in parts)
+        return UNKNOWN
+
+    def fold_comprehension(self, node: ast.ListComp) -> Any:
+        """``[c for c in cols if <test>]``: the idiom that picks feature columns by name or dtype."""
+        if len(node.generators) != 1 or not isinstance(node.elt, ast.Name):
+            return UNKNOWN
+        gen = node.generators[0]
+        items = self.fold(gen.iter)
+        if not isinstance(gen.target, ast.Name) or gen.target.id != node.elt.id or not isinstance(items, list):
+            return UNKNOWN
+        out = []
+        for item in items:
+            keep = [self.test(t, node.elt.id, item) for t in gen.ifs]
+            if any(k is UNKNOWN for k in keep):
+                return UNKNOWN
+            if all(keep):
+                out.append(item)
+        return out
+
+    def test(self, node: ast.AST, var: str, value: Any) -> Any:
+        """A comprehension condition with ``var`` bound to ``value``: True, False or UNKNOWN."""
+        if isinstance(node, ast.BoolOp):
+            vals = [self.test(v, var, value) for v in node.values]
+            if any(v is UNKNOWN for v in vals):
+                return UNKNOWN
+            return all(vals) if isinstance(node.op, ast.And) else any(vals)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            v = self.test(node.operand, var, value)
+            return UNKNOWN if v is UNKNOWN else not v
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Name) and node.left.id == var:
+            other = self.fold(node.comparators[0])
+            if other is UNKNOWN:
+                return UNKNOWN
+            op = node.ops[0]
+            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(other, (list, tuple, str, dict)):
+                return (value in other) == isinstance(op, ast.In)
+            if isinstance(op, (ast.Eq, ast.NotEq)):
+                return (value == other) == isinstance(op, ast.Eq)
+            return UNKNOWN
+        if isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.args[0], ast.Subscript):
+            name = (self.qual(node.func) or getattr(node.func, "attr", "")).rsplit(".", 1)[-1]
+            sub = node.args[0]
+            frame = self.frame_of(sub.value)
+            if frame is None or not (isinstance(sub.slice, ast.Name) and sub.slice.id == var) or value not in frame.dtypes:
+                return UNKNOWN
+            numeric = is_numeric(frame.dtypes[value])
+            if name == "is_numeric_dtype":
+                return numeric
+            if name in ("is_object_dtype", "is_string_dtype"):
+                return not numeric
         return UNKNOWN
 
     def trip_count(self, it: ast.AST) -> float:
@@ -304,7 +360,9 @@ class _Analyzer(ast.NodeVisitor):
                 return base.derive(set(k))
             if isinstance(k, str):
                 return None  # a Series
-            return base.derive()
+            if isinstance(key, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Slice)):
+                return base.derive()  # a row mask or slice keeps the columns
+            return base.derive(None)
         if not isinstance(node, ast.Call):
             return None
         q = self.qual(node.func) or ""
@@ -423,6 +481,10 @@ class _Analyzer(ast.NodeVisitor):
                 frame = self.frame_of(target.value.value)
                 if isinstance(target.slice, ast.Tuple) and len(target.slice.elts) == 2:
                     key = self.fold(target.slice.elts[1])
+            if isinstance(target.slice, ast.Name) and target.slice.id in self.loop_values:
+                key = self.loop_values[target.slice.id]
+            if frame is not None and key is UNKNOWN:
+                frame.columns = None
             if frame is not None:
                 for k in key if isinstance(key, list) else [key]:
                     if isinstance(k, str):
@@ -474,6 +536,9 @@ class _Analyzer(ast.NodeVisitor):
     def visit_For(self, node: ast.For) -> None:
         self.visit(node.iter)
         self.bind(node.target, None, False)
+        values = self.fold(node.iter)
+        if isinstance(node.target, ast.Name) and isinstance(values, list):
+            self.loop_values[node.target.id] = values
         self._loop(node, self.trip_count(node.iter))
 
     visit_AsyncFor = visit_For  # type: ignore[assignment]
