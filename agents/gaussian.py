@@ -1,0 +1,112 @@
+"""A small torch Gaussian policy for Box actions that ``agents.grpo.GRPOTrainer`` trains.
+
+The mean is an MLP of the (flattened) observation; the log standard deviation is one learned
+vector. ``update`` takes one Adam step on ``-(1/N) sum_i A_i * mean_t log pi(a_t | o_t)``: the
+episode-level GRPO advantage spread over the episode's steps.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+
+def flat_obs(obs: Any, key: str | None = None) -> np.ndarray:
+    """A float32 vector from a Box observation, or from ``obs[key]`` of a Dict observation."""
+    if isinstance(obs, dict):
+        if key is None:
+            raise ValueError(f"a dict observation needs obs_key=..., one of {sorted(obs)}")
+        obs = obs[key]
+    return np.asarray(obs, dtype=np.float32).reshape(-1)
+
+
+class GaussianPolicy:
+    """``a ~ N(mlp(o), diag(exp(log_std))^2)``, clipped to the action bounds by the env.
+
+    Args:
+        obs_dim: length of the flattened observation.
+        act_dim: action dimension (7 for LIBERO).
+        hidden: hidden layer sizes.
+        init_log_std: initial log standard deviation of every action dimension.
+        lr: Adam learning rate.
+        seed: seeds the weight initialisation.
+        obs_key: for Dict observations, the entry to use (e.g. ``"state"``).
+    """
+
+    def __init__(
+        self,
+        obs_dim: int,
+        act_dim: int = 7,
+        hidden: Sequence[int] = (64, 64),
+        init_log_std: float = -1.0,
+        lr: float = 3e-3,
+        seed: int = 0,
+        obs_key: str | None = None,
+    ) -> None:
+        torch.manual_seed(seed)
+        layers: list[nn.Module] = []
+        width = obs_dim
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.Tanh()]
+            width = h
+        layers.append(nn.Linear(width, act_dim))
+        self.mean = nn.Sequential(*layers)
+        self.log_std = nn.Parameter(torch.full((act_dim,), float(init_log_std)))
+        self.obs_key = obs_key
+        self.params = [*self.mean.parameters(), self.log_std]
+        self.optimizer = torch.optim.Adam(self.params, lr=lr)
+
+    def _mean(self, obs: Any) -> np.ndarray:
+        with torch.no_grad():
+            return self.mean(torch.from_numpy(flat_obs(obs, self.obs_key))).numpy()
+
+    def act(self, obs: Any) -> np.ndarray:
+        """The deterministic action (the mean)."""
+        return self._mean(obs)
+
+    def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[np.ndarray, tuple]:
+        mean = self._mean(obs)
+        std = np.exp(self.log_std.detach().numpy())
+        action = (mean + std * rng.standard_normal(mean.shape)).astype(np.float32)
+        return action, (flat_obs(obs, self.obs_key), action)
+
+    def log_prob(self, obs: np.ndarray, actions: np.ndarray) -> torch.Tensor:
+        """Per-step log-likelihood of ``actions`` (n, act_dim) under the policy at ``obs`` (n, obs_dim)."""
+        dist = torch.distributions.Normal(self.mean(torch.from_numpy(obs)), self.log_std.exp())
+        return dist.log_prob(torch.from_numpy(actions)).sum(-1)
+
+    def update(self, records: Sequence[Sequence[tuple]], advantages: np.ndarray) -> dict:
+        losses = []
+        for steps, adv in zip(records, advantages):
+            if not steps or adv == 0:
+                continue
+            obs = np.stack([o for o, _ in steps])
+            actions = np.stack([a for _, a in steps])
+            losses.append(-float(adv) * self.log_prob(obs, actions).mean())
+        if not losses:
+            return {"loss": 0.0, "std": float(self.log_std.exp().mean())}
+        loss = torch.stack(losses).sum() / len(records)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return {"loss": float(loss), "std": float(self.log_std.exp().mean())}
+
+    def state_dict(self) -> dict:
+        """JSON-serializable: the weights and optimizer state as a base64 torch archive."""
+        buffer = io.BytesIO()
+        torch.save({"mean": self.mean.state_dict(), "log_std": self.log_std.data,
+                    "optimizer": self.optimizer.state_dict()}, buffer)
+        return {"torch": base64.b64encode(buffer.getvalue()).decode("ascii")}
+
+    def load_state_dict(self, state: dict) -> None:
+        saved = torch.load(io.BytesIO(base64.b64decode(state["torch"])), weights_only=True)
+        self.mean.load_state_dict(saved["mean"])
+        with torch.no_grad():
+            self.log_std.copy_(saved["log_std"])
+        self.optimizer.load_state_dict(saved["optimizer"])
