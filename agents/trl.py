@@ -1,0 +1,229 @@
+"""Reward functions that let TRL's ``GRPOTrainer`` train on any ``WMRL/*`` text env, unmodified.
+
+TRL gives one completion per prompt and asks a reward function
+``f(prompts, completions, **columns) -> list[float | None]`` for a whole generation batch. Here
+every completion is one single-turn episode: ``env.reset(seed, options={task_id, group})``, then
+``env.step(code)`` with the code extracted from the completion::
+
+    dataset = build_dataset(env, seeds=range(256))            # prompt, seed, task_id, group
+    trainer = GRPOTrainer(model_dir, reward_funcs=[EnvReward(env)], args=GRPOConfig(...),
+                          train_dataset=dataset)
+
+Under a ``MixedRewardWrapper`` the plain :class:`EnvReward` pays anchors their real score and the
+rest the debiased world-model score, pooled as ordinary GRPO. :class:`WeightedAdvantageReward` adds
+WMRL's Inverse-Variance Denoising: it returns the weighted advantages ``c_T · (r - group mean)``.
+TRL then subtracts the group mean again (0, since a whole group shares ``c_T``), so
+
+    **WeightedAdvantageReward needs** ``GRPOConfig(scale_rewards="none")`` (exact) or ``"batch"``
+    (one batch-wide scale keeps the relative weights); the default ``"group"`` divides each group
+    by its own std and cancels the weights. :func:`check_config` raises on a wrong setting, and
+    the reward checks the running trainer's config on its first call.
+
+Group keys are ``f"{group}@{global_step}"``: each generation batch draws fresh groups (and fresh
+anchor decisions). With several processes keep each process's generation batch a multiple of
+``num_generations`` so that no group is split across processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from queue import Queue
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from tqdm.auto import tqdm
+
+from agents.grpo import COST_KEYS, Episode, run_episode
+from agents.llm import SYSTEM_PROMPT, build_messages, extract_code, render_plain
+from wmrl_envs.mixing import InverseVarianceWeights
+
+
+def build_dataset(
+    env: gym.Env,
+    seeds: Iterable[int],
+    system_prompt: str | None = SYSTEM_PROMPT,
+    conversational: bool = True,
+):
+    """A prompt dataset for TRL from ``env.reset(seed=s)``, one row per seed.
+
+    Columns: ``prompt`` (chat messages, or plain text if ``conversational=False``), ``seed``,
+    ``task_id`` and ``group`` (the reset info's; unique per row). Resets go to ``env.unwrapped``,
+    so building the dataset counts no episode in a mixing wrapper's state.
+    """
+    from datasets import Dataset
+
+    rows = []
+    for seed in tqdm(list(seeds), desc="prompts", leave=False):
+        obs, info = env.unwrapped.reset(seed=int(seed))
+        messages = build_messages(obs, system_prompt)
+        rows.append({
+            "prompt": messages if conversational else render_plain(messages),
+            "seed": int(seed),
+            "task_id": str(info["task_id"]),
+            "group": str(info.get("group") or f"seed-{seed}"),
+        })
+    groups = [r["group"] for r in rows]
+    if len(set(groups)) != len(groups):
+        raise ValueError("the env's reset info gave two seeds the same group: give each seed once")
+    return Dataset.from_list(rows)
+
+
+def check_config(args: Any, reward_funcs: Sequence[Any]) -> None:
+    """Raise ``ValueError`` if a ``GRPOConfig`` would cancel a weighted-advantage reward's weights."""
+    weighted = [getattr(f, "__name__", type(f).__name__) for f in reward_funcs if getattr(f, "returns_advantages", False)]
+    if not weighted:
+        return
+    scale = {True: "group", False: "none"}.get(getattr(args, "scale_rewards", "group"), getattr(args, "scale_rewards", "group"))
+    if scale not in ("none", "batch"):
+        raise ValueError(
+            f"reward {weighted[0]!r} returns inverse-variance weighted advantages, but scale_rewards={scale!r} "
+            "divides each group by its own std and cancels the weights: use GRPOConfig(scale_rewards='none') "
+            "(or 'batch')"
+        )
+    if getattr(args, "multi_objective_aggregation", "sum_then_normalize") != "sum_then_normalize":
+        raise ValueError(
+            f"reward {weighted[0]!r} returns weighted advantages, which multi_objective_aggregation="
+            f"{args.multi_objective_aggregation!r} normalizes per group: use 'sum_then_normalize'"
+        )
+
+
+class _Submit:
+    """The policy of one TRL completion: submits its code once."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.turns = 0
+
+    def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[str, None]:
+        self.turns += 1
+        if self.turns > 1:
+            raise ValueError(
+                "the env asked for a second turn, but TRL gives one completion per prompt: "
+                "make the env single-turn (max_turns=1)"
+            )
+        return self.code, None
+
+
+def _text(completion: Any) -> str:
+    if isinstance(completion, str):
+        return completion
+    return str(completion[-1]["content"])  # chat: [{"role": "assistant", "content": ...}]
+
+
+class EnvReward:
+    """TRL reward function: each completion's code is run as one episode of ``envs``; its reward
+    (real, or the debiased world-model score under ``MixedRewardWrapper``) is returned.
+
+    Works with any ``scale_rewards``. Logs ``wmrl/*`` metrics (real executions, execution and
+    world-model seconds, the real score) through TRL's ``log_metric``.
+
+    Args:
+        envs: the env, or copies of it to run completions concurrently (one thread each; mixed
+            copies must share one ``MixingState``).
+        name: the metric name TRL shows for this reward.
+    """
+
+    returns_advantages = False
+
+    def __init__(self, envs: gym.Env | Sequence[gym.Env], name: str = "wmrl_reward") -> None:
+        self.envs = [envs] if isinstance(envs, gym.Env) else list(envs)
+        if not self.envs:
+            raise ValueError("envs is empty: give the env to score completions in")
+        self.__name__ = name
+        self.calls = 0
+        self._checked = False
+
+    def episodes(self, completions: Sequence[Any], seed: Sequence[int], task_id: Sequence[str], keys: Sequence[str]) -> list[Episode]:
+        """Run one episode per completion, in order."""
+        free: Queue = Queue()
+        for env in self.envs:
+            free.put(env)
+
+        def one(job) -> Episode:
+            completion, s, t, key = job
+            env = free.get()
+            try:
+                return run_episode(env, _Submit(extract_code(_text(completion))), t, key, int(s), np.random.default_rng(int(s)))
+            finally:
+                free.put(env)
+
+        jobs = list(zip(completions, seed, task_id, keys))
+        if len(self.envs) == 1:
+            return [one(j) for j in jobs]
+        with ThreadPoolExecutor(len(self.envs)) as pool:
+            return list(pool.map(one, jobs))
+
+    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], seed: Sequence[int] | None = None,
+                 task_id: Sequence[str] | None = None, group: Sequence[str] | None = None, trainer_state: Any = None,
+                 log_metric: Any = None, **kwargs: Any) -> list[float]:
+        if seed is None or task_id is None or group is None:
+            raise ValueError("the dataset needs seed, task_id and group columns: build it with agents.trl.build_dataset")
+        if not self._checked:
+            trainer_args = getattr(getattr(log_metric, "__self__", None), "args", None)
+            if trainer_args is not None:
+                check_config(trainer_args, [self])
+            self._checked = True
+        step = trainer_state.global_step if trainer_state is not None else self.calls
+        self.calls += 1
+        keys = [f"{g}@{step}" for g in group]
+        episodes = self.episodes(completions, seed, task_id, keys)
+        rewards = self.rewards(episodes, keys, log_metric)
+        if log_metric is not None:
+            for name, value in self._metrics(episodes).items():
+                log_metric(name, value)
+        return rewards
+
+    def rewards(self, episodes: Sequence[Episode], keys: Sequence[str], log_metric: Any) -> list[float]:
+        return [e.reward for e in episodes]
+
+    @staticmethod
+    def _metrics(episodes: Sequence[Episode]) -> dict[str, float]:
+        scores = [e.score for e in episodes if e.score is not None]
+        out = {f"wmrl/{k}": float(sum(e.cost[k] for e in episodes)) for k in COST_KEYS}
+        out["wmrl/reward"] = float(np.mean([e.reward for e in episodes]))
+        out["wmrl/real_episodes"] = float(sum(e.real for e in episodes))
+        out["wmrl/anchor_episodes"] = float(sum(bool(e.anchor) for e in episodes))
+        if scores:
+            out["wmrl/real_score"] = float(np.mean(scores))
+        return out
+
+
+class WeightedAdvantageReward(EnvReward):
+    """TRL reward function for WMRL under a ``MixedRewardWrapper``: returns the inverse-variance
+    weighted advantages ``c_T · (r - group mean)`` (``c_T`` as in :mod:`wmrl_envs.mixing.denoise`,
+    ``T`` anchor or world-model group). Needs ``GRPOConfig(scale_rewards="none")`` (module docstring).
+
+    On a plain env every group is real, ``c = 1``: Dr. GRPO advantages.
+
+    Args:
+        envs, name: as :class:`EnvReward`.
+        weighting: ``"energy"`` (inverse variance) or ``"pooled"`` (the no-denoising ablation).
+        ema: smoothing of the per-type variance estimates across batches.
+    """
+
+    returns_advantages = True
+
+    def __init__(self, envs: gym.Env | Sequence[gym.Env], name: str = "wmrl_weighted_advantage",
+                 weighting: str = "energy", ema: float = 0.9) -> None:
+        super().__init__(envs, name)
+        self.weighter = InverseVarianceWeights(ema=ema, weighting=weighting)
+
+    def rewards(self, episodes: Sequence[Episode], keys: Sequence[str], log_metric: Any) -> list[float]:
+        order = list(dict.fromkeys(keys))
+        blocks = [[i for i, k in enumerate(keys) if k == key] for key in order]
+        if any(b != list(range(b[0], b[0] + len(b))) for b in blocks):
+            raise ValueError("completions of one group are not adjacent: give each dataset row its own group value")
+        reward = np.array([e.reward for e in episodes], dtype=np.float64)
+        centred = np.empty_like(reward)
+        for b in blocks:
+            centred[b] = reward[b] - reward[b].mean()
+        anchor = np.array([bool(e.anchor) for e in episodes])
+        if all(e.anchor is None for e in episodes):  # a plain env: every reward is real
+            return centred.tolist()
+        w = self.weighter.update(centred, anchor)
+        if log_metric is not None:
+            log_metric("denoise/w_anchor", w.w_anchor)
+            log_metric("denoise/w_wm", w.w_wm)
+        return (centred * np.where(anchor, w.c_anchor, w.c_wm)).tolist()
