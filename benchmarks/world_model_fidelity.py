@@ -20,9 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -162,7 +164,8 @@ def mutants(code: str, ctx: dict[str, Any], cls: str, rng: random.Random) -> lis
         "no_submission": _swap(code, 'sub.to_csv("submission.csv", index=False)', "print(sub.head())"),
         "compute_bomb_loop": _swap(code, "model.fit(", "for i in range(10**10):\n    pass\nmodel.fit("),
         "compute_bomb_memory": _swap(code, "model.fit(", "cache = np.ones((200000, 200000))\nmodel.fit("),
-        "compute_bomb_ensemble": _swap(code, f"{cls}(", f"{cls}(n_estimators=50000, ") if "Forest" in cls or "Trees" in cls else None,
+        "compute_bomb_ensemble": re.sub(r"(n_estimators|max_iter)=\d+", r"\1=10**6", code, count=1)
+        if re.search(r"(n_estimators|max_iter)=\d+", code) else None,
         "wrong_format_index": _swap(code, ', index=False)', ")"),
         "wrong_format_header": _swap(code, "index=False)", "index=False, header=False)"),
         "wrong_format_columns": _swap(code, "sub = pd.DataFrame({ID: test[ID]", "sub = pd.DataFrame({'row': test[ID]"),
@@ -200,13 +203,13 @@ def build_corpus(contexts: dict[str, dict], per_task: int, seed: int) -> list[di
     return corpus
 
 
-def run_real(corpus: list[dict[str, Any]], env_id: str, workers: int) -> None:
+def run_real(corpus: list[dict[str, Any]], make_env: Callable[[], gym.Env], workers: int) -> None:
     """Execute every program in its own episode; adds reward, success, score and exec seconds."""
     local = threading.local()
 
     def one(item: dict[str, Any]) -> None:
         if not hasattr(local, "env"):
-            local.env = gym.make(env_id)
+            local.env = make_env()
         env = local.env
         env.reset(seed=0, options={"task_id": item["task_id"]})
         start = time.perf_counter()
@@ -293,19 +296,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-task", type=int, default=36, help="programs per task (half correct, half mutants)")
     ap.add_argument("--world-models", nargs="+", default=["static"], metavar="SPEC")
     ap.add_argument("--env", default="WMRL/MLEDojo-v0")
+    ap.add_argument("--executor", default="auto", help="sandbox backend of the env (default: %(default)s)")
     ap.add_argument("--workers", type=int, default=2, help="programs executed at once")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
 
-    env = gym.make(args.env)
+    def make_env() -> gym.Env:
+        return gym.make(args.env, split="all", executor=args.executor)
+
+    env = make_env()
     contexts = {}
     for t in args.tasks:
         _, info = env.reset(seed=0, options={"task_id": t})
         contexts[t] = dict(info["wm_context"])
     env.close()
     corpus = build_corpus(contexts, args.per_task, args.seed)
-    run_real(corpus, args.env, args.workers)
+    run_real(corpus, make_env, args.workers)
     results, kinds = {}, {}
     for spec in args.world_models:
         results[spec] = fidelity(corpus, predict_all(corpus, contexts, spec), args.seed)

@@ -129,6 +129,7 @@ def analyze(code: str, schema: Mapping[str, Mapping[str, Any]] | None = None) ->
     prog = Program(code)
     try:
         prog.tree = ast.parse(code)
+        compile(prog.tree, "<program>", "exec", dont_inherit=True)  # e.g. repeated keyword arguments
     except (SyntaxError, ValueError) as e:  # ValueError: null bytes
         prog.syntax_error = e if isinstance(e, SyntaxError) else SyntaxError(str(e))
         return prog

@@ -151,8 +151,9 @@ def _usable_features(prog: Program, ctx: Mapping[str, Any]) -> list[str]:
         if X is None or X.columns is None or X.file not in files or X.encoded:
             continue
         members = [q for q, _ in fit.instance.members] or [fit.instance.qualname]
-        if any("CatBoost" in q for q in members):
-            continue
+        names = [q.rsplit(".", 1)[-1] for q in members]
+        if any("CatBoost" in n for n in names) or all(n.startswith("Dummy") for n in names):
+            continue  # CatBoost encodes text itself; dummy models never look at X
         text = sorted(c for c in X.columns if c not in X.created and not is_numeric(X.dtypes.get(c, "float")))
         if text and not prog.used & ENCODERS:
             faults.append(f"line {fit.lineno}: fits on text columns {', '.join(text[:3])} without encoding them")
