@@ -67,6 +67,10 @@ class Job:
             raise ValueError(f"Job.code must be a str, got {type(self.code).__name__}")
         if self.argv is not None and (isinstance(self.argv, str) or not self.argv):
             raise ValueError("Job.argv must be a non-empty sequence of strings, e.g. ('python', 'run.py')")
+        if self.data_dir is not None and not Path(self.data_dir).is_dir():
+            raise ValueError(
+                f"Job.data_dir {str(self.data_dir)!r} is not a directory: pass the task's public folder"
+            )
         for name in self.collect:
             parts = PurePosixPath(name).parts
             if not parts or parts[0] == "/" or ".." in parts:

@@ -28,7 +28,7 @@ class RunDir:
     """Creates, measures, copies from and removes one run's directory."""
 
     def __init__(self, job: Job, base: str | os.PathLike | None = None) -> None:
-        self.data_dir = _check_data_dir(job.data_dir)
+        self.data_dir = Path(job.data_dir).resolve() if job.data_dir is not None else None
         self.root = Path(tempfile.mkdtemp(prefix="wmrl-run-", dir=base))
         self.workspace = self.root / "workspace"
         self.tmp = self.root / "tmp"
@@ -66,15 +66,6 @@ class RunDir:
             func(path)
 
         shutil.rmtree(self.root, onerror=_retry)
-
-
-def _check_data_dir(data_dir: str | os.PathLike | None) -> Path | None:
-    if data_dir is None:
-        return None
-    path = Path(data_dir).resolve()
-    if not path.is_dir():
-        raise ValueError(f"Job.data_dir {str(data_dir)!r} is not a directory: pass the task's public folder")
-    return path
 
 
 def _du(root: Path) -> int:

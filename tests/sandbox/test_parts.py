@@ -1,0 +1,167 @@
+"""The sandbox's parts: output capture, copy-out, job validation, backend choice, cgroups, CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wmrl_envs import cli
+from wmrl_envs.sandbox import Job, Limits, make_executor
+from wmrl_envs.sandbox.bwrap import bwrap_args
+from wmrl_envs.sandbox.capture import HeadTail
+from wmrl_envs.sandbox.cgroups import RunCgroup, hierarchies
+from wmrl_envs.sandbox.program import interpreter_roots
+from wmrl_envs.sandbox.workspace import RunDir
+
+from .conftest import SMALL, bwrap_or_skip
+
+
+@given(st.lists(st.binary(max_size=300), max_size=40), st.integers(1, 200))
+def test_head_tail_keeps_exact_head_and_tail(chunks, limit):
+    buf = HeadTail(limit)
+    for c in chunks:
+        buf.feed(c)
+    stream = b"".join(chunks)
+    head, tail = limit - limit // 2, limit // 2
+    assert buf.total == len(stream)
+    assert buf.truncated == (len(stream) > limit)
+    if not buf.truncated:
+        assert buf.text() == stream.decode("utf-8", "replace")
+    else:
+        kept_tail = b"".join(buf.tail)[-tail:] if tail else b""
+        assert bytes(buf.head) == stream[:head] and kept_tail == stream[len(stream) - tail :]
+        assert f"[... {len(stream) - head - tail} bytes truncated ...]" in buf.text()
+
+
+@pytest.fixture
+def rundir(tmp_path):
+    rd = RunDir(Job(code="pass"), base=tmp_path)
+    yield rd
+    rd.remove()
+
+
+def test_collect_refuses_links_and_oversized_files(rundir, tmp_path):
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("host only")
+    ws = rundir.workspace
+    (ws / "ok.csv").write_text("id\n1\n")
+    (ws / "link.csv").symlink_to(secret)
+    (ws / "dirlink").symlink_to(tmp_path, target_is_directory=True)
+    (ws / "big.csv").write_bytes(b"x" * 101)
+    os.mkfifo(ws / "fifo.csv")  # must not block the harness
+    names = ("ok.csv", "link.csv", "dirlink/host-secret.txt", "big.csv", "fifo.csv", "missing.csv")
+    assert rundir.collect(names, max_bytes=100) == {"ok.csv": b"id\n1\n"}
+
+
+def test_workspace_usage_counts_blocks(rundir):
+    before = rundir.usage_bytes()
+    (rundir.workspace / "f.bin").write_bytes(os.urandom(1 << 20))
+    assert rundir.usage_bytes() - before >= 1 << 20
+
+
+def test_remove_copes_with_locked_directories(tmp_path):
+    rd = RunDir(Job(code="pass"), base=tmp_path)
+    locked = rd.workspace / "locked"
+    (locked / "inner").mkdir(parents=True)
+    (locked / "inner" / "f").write_text("x")
+    os.chmod(locked / "inner", 0)
+    os.chmod(locked, 0)
+    rd.remove()
+    assert not rd.root.exists()
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({}, "exactly one of code="),
+        ({"code": "pass", "argv": ("python",)}, "exactly one of code="),
+        ({"code": b"pass"}, "must be a str"),
+        ({"argv": "python x.py"}, "sequence of strings"),
+        ({"code": "pass", "collect": ("../escape.csv",)}, "relative path"),
+        ({"code": "pass", "collect": ("/etc/passwd",)}, "relative path"),
+        ({"code": "pass", "data_dir": "/no/such/dir"}, "not a directory"),
+    ],
+)
+def test_job_rejects_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Job(**kwargs)
+
+
+def test_limits_reject_non_positive():
+    with pytest.raises(ValueError, match="memory_mb"):
+        Limits(memory_mb=0)
+
+
+def test_make_executor_refuses_unknown_and_unsafe():
+    with pytest.raises(ValueError, match="unknown executor"):
+        make_executor("chroot")
+    with pytest.raises(ValueError, match="allow_unsafe=True"):
+        make_executor("local")
+    assert make_executor("local", allow_unsafe=True).isolation == "none"
+
+
+def test_auto_picks_bwrap_here():
+    bwrap_or_skip()
+    assert make_executor("auto").name == "bwrap"
+
+
+def test_interpreter_roots_cover_the_venv_without_usr():
+    roots = interpreter_roots()
+    for p in (sys.prefix, sys.base_prefix, os.path.realpath(sys.executable)):
+        resolved = Path(p).resolve()
+        assert resolved.is_relative_to("/usr") or any(resolved.is_relative_to(r) for r in roots)
+    assert not any(r.is_relative_to("/usr") for r in roots)
+    assert not any(a != b and a.is_relative_to(b) for a in roots for b in roots)
+
+
+def test_bwrap_args_mount_order(rundir):
+    a = bwrap_args(rundir, SMALL, [Path(sys.prefix)], [], info_fd=7)
+    assert a.index("/tmp") < a.index(sys.prefix) < a.index("/workspace") < a.index("/workspace/data")
+    assert a.index("--remount-ro") > a.index("/workspace/data")
+    for flag in ("--unshare-all", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv"):
+        assert flag in a
+    assert a[a.index("--info-fd") + 1] == "7" and a[a.index("--block-fd") + 1] == "0"
+
+
+def test_cgroup_limits_are_written_and_read_back():
+    if not hierarchies():
+        pytest.skip("no writable cgroup hierarchy on this machine")
+    cg = RunCgroup.create(SMALL)
+    try:
+        for h, d in cg.dirs.items():
+            if "memory" in h.controllers:
+                f = "memory.max" if h.version == 2 else "memory.limit_in_bytes"
+                assert int((d / f).read_text()) == SMALL.memory_mb << 20
+            if "pids" in h.controllers:
+                assert (d / "pids.max").read_text().strip() == str(SMALL.max_procs)
+        assert cg.pids() == [] and cg.cpu_s() == 0
+    finally:
+        cg.remove()
+    assert not any(d.exists() for d in cg.dirs.values())
+
+
+def test_cli_runs_a_file_and_prints_json(tmp_path, capsys):
+    bwrap_or_skip()
+    prog = tmp_path / "prog.py"
+    prog.write_text("import os\nprint(sorted(os.listdir('data')))\nopen('submission.csv', 'w').write('id\\n')\n")
+    data = tmp_path / "public"
+    data.mkdir()
+    (data / "train.csv").write_text("a\n")
+    rc = cli.main(["sandbox", str(prog), "--data", str(data), "--time-limit", "20", "--memory-mb", "512", "--with-files"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["exit_code"] == 0 and out["backend"] == "bwrap"
+    assert out["stdout"] == "['train.csv']\n" and out["files"] == {"submission.csv": "id\n"}
+
+
+def test_cli_reports_a_failing_program(tmp_path, capsys):
+    bwrap_or_skip()
+    prog = tmp_path / "prog.py"
+    prog.write_text("raise SystemExit(3)\n")
+    assert cli.main(["sandbox", str(prog), "--time-limit", "20"]) == 1
+    assert json.loads(capsys.readouterr().out)["exit_code"] == 3
