@@ -1,0 +1,175 @@
+"""TRL's GRPOTrainer on wmrl text envs through agents.trl reward functions: the dataset, the
+weighted advantages against the mixer's math, the scale_rewards check, and two real trainer steps
+on the tiny Qwen3 (plain and mixed). A fake text env keeps the sandbox out."""
+
+from types import SimpleNamespace
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+trl = pytest.importorskip("trl", reason="needs the llm extra: pip install -e '.[llm]'")
+
+from agents.llm import build_messages, extract_code  # noqa: E402
+from agents.trl import EnvReward, WeightedAdvantageReward, build_dataset, check_config  # noqa: E402
+from wmrl_envs.mixing import InverseVarianceWeights  # noqa: E402
+from wmrl_envs.wrappers import MixedRewardWrapper, MixingState  # noqa: E402
+
+ZERO_COST = {"exec_s": 0.0, "exec_cpu_s": 0.0, "wm_s": 0.0, "sim_steps": 0, "sim_s": 0.0}
+
+
+def lowercase_share(code: str) -> float:
+    return sum(c.islower() for c in code) / max(1, len(code))
+
+
+class CountingEnv(gym.Env):
+    """Single-turn: the seed picks a task; reward = share of lowercase letters; counts executions."""
+
+    def __init__(self, max_turns=1):
+        self.observation_space = spaces.Text(10_000, min_length=0)
+        self.action_space = spaces.Text(10_000, min_length=0)
+        self.max_turns = max_turns
+        self.executions = self.episodes = 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        options = options or {}
+        self.task = options.get("task_id") or f"task-{seed % 3}"
+        self.episodes += 1
+        self.turn = 0
+        group = options.get("group") or f"{self.task}/{seed}"
+        return f"Write code for {self.task}.", {"task_id": self.task, "group": group,
+                                                  "wm_context": {"task_id": self.task, "max_turns": self.max_turns}}
+
+    def step(self, action):
+        self.executions += 1
+        self.turn += 1
+        s = lowercase_share(action)
+        done = self.turn >= self.max_turns
+        return "feedback", s if done else 0.0, done, False, {"reward_source": "real", "score": s, "cost": dict(ZERO_COST, exec_s=1.0)}
+
+
+def wm(code: str) -> float:
+    """A biased world model: monotone in the real score."""
+    return 0.2 + 0.5 * lowercase_share(code)
+
+
+def call(reward, completions, groups, step=0):
+    n = len(completions)
+    return reward(prompts=["p"] * n, completions=completions, seed=list(range(n)), task_id=["task-0"] * n,
+                  group=groups, trainer_state=SimpleNamespace(global_step=step))
+
+
+COMPLETIONS = ["```python\nabc\n```", "ABC", "aBc", "a1", "xyz!", "Q", "qq", "Zz"]
+GROUPS = ["g0", "g0", "g1", "g1", "g2", "g2", "g3", "g3"]
+
+
+def test_dataset_keeps_seed_task_and_group_and_counts_no_episode():
+    env = CountingEnv()
+    mixed = MixedRewardWrapper(env, wm)
+    ds = build_dataset(mixed, range(5), system_prompt="Sys.")
+    assert ds.column_names == ["prompt", "seed", "task_id", "group"]
+    assert ds[4]["prompt"] == build_messages("Write code for task-1.", "Sys.")
+    assert ds["seed"] == [0, 1, 2, 3, 4] and ds["task_id"][4] == "task-1" and len(set(ds["group"])) == 5
+    assert mixed.state.counts["episodes"] == 0
+    assert build_dataset(env, [2], "Sys.", conversational=False)[0]["prompt"] == "Sys.\n\nWrite code for task-2.\n\n"
+
+
+def test_plain_rewards_are_the_real_scores():
+    env = CountingEnv()
+    reward = EnvReward(env)
+    assert reward.__name__ == "wmrl_reward"
+    out = call(reward, COMPLETIONS, GROUPS)
+    assert out == pytest.approx([1.0, 0.0, 2 / 3, 0.5, 0.75, 0.0, 1.0, 0.5])  # fenced code extracted first
+    assert env.executions == 8
+    assert WeightedAdvantageReward(CountingEnv())(
+        prompts=["p"] * 2, completions=["ab", "AB"], seed=[0, 0], task_id=["t", "t"], group=["g", "g"]
+    ) == pytest.approx([0.5, -0.5])  # a plain env: Dr. GRPO advantages
+
+
+def test_weighted_advantages_match_the_mixer():
+    env = CountingEnv()
+    mixed = MixedRewardWrapper(env, wm, anchor_rate=0.5, selection="quota", seed=3)
+    reward = WeightedAdvantageReward(mixed)
+    oracle = InverseVarianceWeights()
+    for step in range(3):
+        out = np.array(call(reward, COMPLETIONS, GROUPS, step))
+        anchor = np.array([mixed.state.anchor_of[f"{g}@{step}"] for g in GROUPS])
+        assert 0 < anchor.sum() < len(anchor)
+        codes = [extract_code(c) for c in COMPLETIONS]
+        paid = np.array([lowercase_share(c) if a else mixed.state.transform(wm(c)) for c, a in zip(codes, anchor)])
+        centred = paid - np.repeat(paid.reshape(4, 2).mean(1), 2)
+        w = oracle.update(centred, anchor)
+        np.testing.assert_allclose(out, centred * np.where(anchor, w.c_anchor, w.c_wm), atol=1e-12)
+        np.testing.assert_allclose(out.reshape(4, 2).sum(1), 0, atol=1e-12)  # TRL's group mean is 0
+    assert env.executions == mixed.state.counts["anchor_episodes"] == 3 * 4
+
+
+def test_errors_name_the_fix():
+    with pytest.raises(ValueError, match="second turn"):
+        call(EnvReward(CountingEnv(max_turns=2)), ["a", "b"], ["g", "g"])
+    with pytest.raises(ValueError, match="adjacent"):
+        call(WeightedAdvantageReward(CountingEnv()), ["a", "b", "c"], ["g", "h", "g"])
+    with pytest.raises(ValueError, match="build_dataset"):
+        EnvReward(CountingEnv())(prompts=["p"], completions=["a"])
+
+
+def test_check_config():
+    weighted, plain = WeightedAdvantageReward(CountingEnv()), EnvReward(CountingEnv())
+    for ok in ("none", "batch", False):
+        check_config(SimpleNamespace(scale_rewards=ok), [plain, weighted])
+    for bad in ("group", True):
+        with pytest.raises(ValueError, match="scale_rewards='none'"):
+            check_config(SimpleNamespace(scale_rewards=bad), [plain, weighted])
+    check_config(SimpleNamespace(scale_rewards="group"), [plain])
+    with pytest.raises(ValueError, match="sum_then_normalize"):
+        check_config(SimpleNamespace(scale_rewards="none", multi_objective_aggregation="normalize_then_sum"), [weighted])
+
+
+def grpo(tiny_llm_path, tmp_path, reward, **kw):
+    args = trl.GRPOConfig(
+        output_dir=str(tmp_path), use_cpu=True, bf16=False, num_generations=2, per_device_train_batch_size=4,
+        max_completion_length=8, max_steps=2, learning_rate=1e-2, logging_steps=1, report_to="none",
+        save_strategy="no", seed=0, **kw,
+    )
+    dataset = build_dataset(CountingEnv(), range(8))
+    return trl.GRPOTrainer(model=str(tiny_llm_path), reward_funcs=[reward], args=args, train_dataset=dataset)
+
+
+def params(trainer):
+    return [p.detach().clone() for p in trainer.model.parameters()]
+
+
+def test_two_trl_steps_plain(tiny_llm_path, tmp_path):
+    env = CountingEnv()
+    trainer = grpo(tiny_llm_path, tmp_path, EnvReward(env))
+    before = params(trainer)
+    trainer.train()
+    assert trainer.state.global_step == 2
+    assert env.executions == 2 * 4  # every completion ran
+    logs = [h for h in trainer.state.log_history if "loss" in h]
+    assert len(logs) == 2 and all(np.isfinite(h["loss"]) for h in logs)
+    assert all(h["wmrl/real_episodes"] == 4 and "rewards/wmrl_reward/mean" in h for h in logs)
+    assert any(not a.equal(b) for a, b in zip(before, trainer.model.parameters()))
+
+
+def test_two_trl_steps_mixed(tiny_llm_path, tmp_path):
+    env = CountingEnv()
+    state = MixingState(anchor_rate=0.5, selection="quota")
+    trainer = grpo(tiny_llm_path, tmp_path, WeightedAdvantageReward(MixedRewardWrapper(env, wm, state=state)),
+                   scale_rewards="none")
+    before = params(trainer)
+    trainer.train()
+    assert trainer.state.global_step == 2
+    assert state.counts["episodes"] == 8 and env.executions == state.counts["anchor_episodes"] == 4
+    assert state.debiaser.n_pairs == 4
+    logs = [h for h in trainer.state.log_history if "loss" in h]
+    assert all(0 <= h["denoise/w_anchor"] <= 1 and h["wmrl/real_episodes"] == 2 for h in logs)
+    assert any(not a.equal(b) for a, b in zip(before, trainer.model.parameters()))
+
+
+def test_trainer_with_group_scaling_is_refused(tiny_llm_path, tmp_path):
+    trainer = grpo(tiny_llm_path, tmp_path, WeightedAdvantageReward(CountingEnv()), scale_rewards="group")
+    with pytest.raises(ValueError, match="scale_rewards='none'"):
+        trainer.train()
