@@ -137,7 +137,7 @@ def analyze(code: str, schema: Mapping[str, Mapping[str, Any]] | None = None) ->
     return prog
 
 
-def _public_file(path: str) -> str | None:
+def public_file(path: str) -> str | None:
     p = path[2:] if path.startswith("./") else path
     return p[5:] if p.startswith("data/") else None
 
@@ -322,7 +322,7 @@ class _Analyzer(ast.NodeVisitor):
         arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
             "filepath_or_buffer", "path", "path_or_buf", "io")), None)
         path = self.fold(arg)
-        name = _public_file(path) if isinstance(path, str) else None
+        name = public_file(path) if isinstance(path, str) else None
         info = self.schema.get(name) if name else None
         if info is None:
             return Frame(name)
@@ -655,7 +655,7 @@ class _Analyzer(ast.NodeVisitor):
             if isinstance(src, str):
                 self.p.files.append(Ref(src, node.lineno, mode="read"))
             if isinstance(dst, str):
-                frame = Frame(_public_file(src)) if isinstance(src, str) else None
+                frame = Frame(public_file(src)) if isinstance(src, str) else None
                 if frame and frame.file in self.schema:
                     frame.columns = set(self.schema[frame.file].get("columns", {}))
                 self.p.writes.append(Write(dst, frame, {"index": False}, node.lineno))

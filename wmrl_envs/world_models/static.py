@@ -14,7 +14,7 @@ from typing import Any
 from wmrl_envs.world_models import compute, introspect
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback
-from wmrl_envs.world_models.program import UNKNOWN, Program, _public_file, analyze, is_numeric
+from wmrl_envs.world_models.program import UNKNOWN, Program, analyze, is_numeric, public_file
 from wmrl_envs.world_models.quality import ENCODERS, quality_prior
 
 # Verdict strengths: static analysis is exact about what it sees, not about what runs.
@@ -132,7 +132,7 @@ def check_file_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
         elif r.mode == "write":
             if path.startswith("data/"):
                 faults.append(where + f"data/ is read-only; write {path[5:]!r} to the working directory")
-        elif (name := _public_file(path)) is not None:
+        elif (name := public_file(path)) is not None:
             if files and name not in files:
                 faults.append(where + f"no public file data/{name}; public files: {', '.join(sorted(files))}")
         elif path not in written and not path.startswith("/"):
