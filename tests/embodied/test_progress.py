@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from PIL import Image
 
-from wmrl_envs.world_models.progress import PredicateProgress
+from wmrl_envs.world_models.progress import PredicateProgress, RobometerProgress
 
 
 def atom(holds, kind, distance, reach=0.0, obj="a"):
@@ -40,3 +42,44 @@ def test_bad_arguments_and_context():
         PredicateProgress().predict({"instruction": "x"})
     with pytest.raises(ValueError, match="reach_weight"):
         PredicateProgress(reach_weight=1.0)
+
+
+class TinyRewardNet:
+    """A tiny random net with Robometer's interface: frames + instruction -> per-frame logits."""
+
+    def __init__(self, bins=10, seed=0):
+        rng = np.random.default_rng(seed)
+        self.w = rng.normal(size=(3, bins))
+        self.v = rng.normal(size=3)
+        self.calls = []
+
+    def __call__(self, frames, instruction):
+        self.calls.append((frames.shape, instruction))
+        colour = frames.reshape(len(frames), -1, 3).mean(1) / 255.0
+        return colour @ self.w + len(instruction) % 3, colour @ self.v
+
+
+def test_robometer_adapter_buffers_frames_and_reads_the_heads():
+    net = TinyRewardNet()
+    model = RobometerProgress(model=net, num_frames=3, image_size=16)
+    rng = np.random.default_rng(1)
+    frames = [rng.integers(0, 256, (32, 40, 3), dtype=np.uint8) for _ in range(5)]
+    for t, f in enumerate(frames, start=1):
+        pred = model.predict({"instruction": "put the bowl", "step": t}, {"agentview": f})
+    assert net.calls[-1] == ((3, 16, 16, 3), "put the bowl") and [c[0][0] for c in net.calls] == [1, 2, 3, 3, 3]
+    # The score is the softmax mean of the last frame's bins on [0, 1]; success is the sigmoid.
+    last = np.asarray(Image.fromarray(frames[-1]).resize((16, 16), Image.BILINEAR)).reshape(-1, 3).mean(0) / 255.0
+    logits = last @ net.w + len("put the bowl") % 3
+    p = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+    assert pred.score == pytest.approx(float(p @ np.linspace(0, 1, 10)))
+    assert pred.checks["success"].p_pass == pytest.approx(1 / (1 + np.exp(-(last @ net.v))))
+    # A new episode (the step count restarts) starts a new buffer.
+    model.predict({"instruction": "x", "step": 1}, {"agentview": frames[0]})
+    assert net.calls[-1][0][0] == 1
+
+
+def test_robometer_adapter_errors():
+    with pytest.raises(ValueError, match="local path"):
+        RobometerProgress("/nonexistent/robometer")
+    with pytest.raises(ValueError, match="obs_mode"):
+        RobometerProgress(model=TinyRewardNet()).predict({"step": 1}, np.zeros(151))

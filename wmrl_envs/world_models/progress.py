@@ -12,6 +12,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from .base import Prediction, Verdict
 
 
@@ -69,3 +71,86 @@ class PredicateProgress:
         score = sum(terms) / len(terms)
         feedback = "; ".join(f"{k}: {v.reason}" for k, v in checks.items())
         return Prediction(score=score, checks=checks, feedback=feedback, cost_s=time.perf_counter() - start)
+
+
+def _bin_progress(logits: Any) -> Any:
+    """Robometer's progress head: the mean of ``n`` bins on [0, 1] under a softmax (numpy)."""
+    logits = np.asarray(logits, dtype=np.float64)
+    p = np.exp(logits - logits.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return p @ np.linspace(0.0, 1.0, logits.shape[-1])
+
+
+def _load_hf_reward_model(path: str, device: str):
+    """A Robometer-format checkpoint through transformers: the returned function maps
+    ``(frames (T, H, W, 3) uint8, instruction)`` to ``(progress_logits (T, bins), success_logits (T,))``."""
+    import torch
+    from transformers import AutoModel, AutoProcessor
+
+    processor = AutoProcessor.from_pretrained(path, trust_remote_code=True)
+    model = AutoModel.from_pretrained(path, trust_remote_code=True).to(device).eval()
+
+    def run(frames, instruction):
+        inputs = processor(text=[instruction], videos=[list(frames)], return_tensors="pt").to(device)
+        with torch.no_grad():
+            out = model(**inputs)
+        return out.progress_logits[0].float().cpu().numpy(), out.success_logits[0].float().cpu().numpy()
+
+    return run
+
+
+class RobometerProgress:
+    """Progress from a video-language reward model (Robometer) loaded from a local folder.
+
+    It keeps the episode's last ``num_frames`` camera frames (a new episode starts when
+    ``context["step"]`` does not increase), resizes them to ``image_size``, and asks the model for
+    per-frame progress logits given ``context["instruction"]``; the score is the last frame's
+    progress (softmax mean over the bins on [0, 1]) and ``checks["success"]`` its success
+    probability. Far too slow for CPU rollouts: use it on a GPU, one stream per instance.
+
+    Args:
+        path: checkpoint folder (transformers format with remote code); nothing is downloaded.
+        num_frames: frames per query (Robometer's export takes up to 8).
+        image_size: square frame size given to the model.
+        camera: observation key of the frame (``"agentview"`` in the env's pixel modes).
+        device: torch device.
+        model: instead of ``path``, a function ``(frames, instruction) -> (progress_logits,
+            success_logits)`` with the same interface (used by the tests with a tiny random net).
+    """
+
+    def __init__(self, path: str | None = None, num_frames: int = 8, image_size: int = 224,
+                 camera: str = "agentview", device: str = "cpu", model: Any = None) -> None:
+        if model is None:
+            from pathlib import Path
+
+            if path is None or not Path(path).is_dir():
+                raise ValueError(f"Robometer checkpoint folder {path!r} does not exist: pass a local "
+                                 "path (nothing is downloaded from a model hub)")
+            model = _load_hf_reward_model(str(path), device)
+        self.model, self.num_frames, self.image_size, self.camera = model, num_frames, image_size, camera
+        self._frames: list = []
+        self._last_step: int | None = None
+
+    def _frame(self, observation: Any):
+        from PIL import Image
+
+        frame = observation.get(self.camera) if isinstance(observation, Mapping) else None
+        if frame is None:
+            raise ValueError(f"RobometerProgress needs the {self.camera!r} image: make the env with "
+                             "obs_mode='pixels' or 'pixels_state'")
+        image = Image.fromarray(np.asarray(frame, dtype=np.uint8)).resize((self.image_size,) * 2, Image.BILINEAR)
+        return np.asarray(image)
+
+    def predict(self, context: Mapping[str, Any], observation: Any) -> Prediction:
+        start = time.perf_counter()
+        step = int(context.get("step", 0))
+        if self._last_step is None or step <= self._last_step:
+            self._frames = []
+        self._last_step = step
+        self._frames = (self._frames + [self._frame(observation)])[-self.num_frames :]
+        progress_logits, success_logits = self.model(np.stack(self._frames), str(context.get("instruction", "")))
+        score = float(np.clip(_bin_progress(progress_logits)[-1], 0.0, 1.0))
+        success = float(1.0 / (1.0 + np.exp(-float(np.asarray(success_logits)[-1]))))
+        return Prediction(score=score, checks={"success": Verdict(p_pass=success, reason="success head")},
+                          feedback=f"progress {score:.3f}, success {success:.3f} over {len(self._frames)} frames",
+                          cost_s=time.perf_counter() - start)
