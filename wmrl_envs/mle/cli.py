@@ -110,4 +110,3 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--threads", type=int, default=1, help="BLAS/OpenMP threads for the reference models"
     )
     p.set_defaults(func=_build_leaderboards)
-

@@ -116,7 +116,7 @@ class MLEEnv(gym.Env[str, str]):
             suite or self.default_suite, split or self.default_split, tasks, cache_dir, metrics
         )
         if self.reward_mode in _BOARD_MODES:
-            missing = [t.id for t in self.tasks.values() if not t.board_paths]
+            missing = [t.id for t in self.tasks.values() if not t.boards]
             if missing:
                 raise ValueError(
                     f"reward_mode {self.reward_mode!r} needs leaderboards, and tasks {missing} have none; "

@@ -124,13 +124,13 @@ def _predictions(sub: pd.DataFrame, answers: Answers) -> np.ndarray:
                 f"{int((values < 0).sum())} prediction(s) are negative; {metric.name} needs values >= 0"
             )
         return values
-    if metric.name != "roc_auc" and ((values < 0) | (values > 1)).any():
-        raise InvalidSubmission(f"probabilities must lie in [0, 1] for {metric.name}")
     if len(cols) == 1:
+        if metric.name != "roc_auc" and ((values < 0) | (values > 1)).any():
+            raise InvalidSubmission(f"probabilities must lie in [0, 1] for {metric.name}")
         return values[:, 0]
     sums = values.sum(axis=1, keepdims=True)
-    if (sums <= 0).any():
-        raise InvalidSubmission("each row needs class probabilities with a positive sum")
+    if (values < 0).any() or (sums <= 0).any():
+        raise InvalidSubmission("class probabilities must be >= 0 with a positive sum in every row")
     return values / sums  # rescaled to sum to 1, as Kaggle does
 
 

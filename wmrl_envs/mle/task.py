@@ -6,6 +6,7 @@ into :class:`Task` objects; the env only ever talks to this class.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -130,7 +131,7 @@ class Task:
             higher_is_better=self.metric.higher_is_better,
             target=self.target or ",".join(self.prediction_columns),
             id_column=self.id_column,
-            files=self.files,
+            files=copy.deepcopy(self.files),
             submission_columns=self.submission_columns,
             limits={k: float(v) for k, v in self.limits.items()},
             max_turns=max_turns,
