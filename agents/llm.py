@@ -92,7 +92,10 @@ class LLMPolicy:
         generation: ``"transformers"``, ``"vllm"`` (needs vLLM, a GPU and ``lora``: the updated
             adapter is handed to vLLM after each step) or ``"auto"`` (vLLM where it is usable).
         device: ``"cuda"`` where available, else ``"cpu"`` by default.
-        dtype: parameter dtype (default: bfloat16 on a GPU that supports it, float32 otherwise).
+        bf16: compute in bfloat16 autocast (default: on a GPU that supports it). Trained weights
+            stay float32: pure-bf16 weights would round away updates of lr-sized steps.
+        dtype: storage dtype of the frozen base weights under LoRA (default: bfloat16 when
+            ``bf16``, else float32); trained weights are always float32.
     """
 
     def __init__(
@@ -113,6 +116,7 @@ class LLMPolicy:
         checkpoint_dir: str | os.PathLike | None = None,
         generation: str = "auto",
         device: str | None = None,
+        bf16: bool | None = None,
         dtype: Any = None,
     ) -> None:
         _require_llm_stack()
@@ -140,7 +144,9 @@ class LLMPolicy:
         self.micro_batch_size = int(micro_batch_size)
         self.checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir).expanduser().resolve()
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        self.dtype = _resolve_dtype(dtype, self.device)
+        cuda_bf16 = self.device.type == "cuda" and torch.cuda.is_bf16_supported()
+        self.bf16 = cuda_bf16 if bf16 is None else bool(bf16)
+        self.dtype = _resolve_dtype(dtype, self.bf16 and self.lora_config is not None)
         self.steps = 0  # optimizer steps taken
         self.saves = 0  # checkpoints written
         self._lock = threading.RLock()
@@ -175,7 +181,14 @@ class LLMPolicy:
         self.model = model.to(self.device)
         self.model.eval()  # dropout off in sampling and update alike: log-probs match the samples
         self.params = [p for p in self.model.parameters() if p.requires_grad]
+        for p in self.params:
+            p.data = p.data.float()
         self.optimizer = torch.optim.AdamW(self.params, lr=self.lr, weight_decay=self.weight_decay)
+
+    def _autocast(self):
+        import torch
+
+        return torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.bf16)
 
     # -- acting ------------------------------------------------------------------------------------
     def prompt(self, obs: str) -> str:
@@ -202,7 +215,7 @@ class LLMPolicy:
                 completion = self._vllm.generate(prompt_ids, seed)
             else:
                 devices = [self.device.index or 0] if self.device.type == "cuda" else []
-                with torch.random.fork_rng(devices=devices), torch.no_grad():
+                with torch.random.fork_rng(devices=devices), torch.no_grad(), self._autocast():
                     torch.manual_seed(seed)
                     ids = torch.tensor([prompt_ids], device=self.device)
                     out = self.model.generate(
@@ -238,7 +251,8 @@ class LLMPolicy:
             mask[j, width - len(seq):] = 1
         ids, mask = ids.to(self.device), mask.to(self.device)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=keep + 1).logits
+        with self._autocast():
+            logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=keep + 1).logits
         logp = torch.log_softmax(logits[:, :-1].float() / self.temperature, dim=-1)
         targets = ids[:, -keep:]
         token_logp = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
@@ -346,12 +360,11 @@ def _lora_config(lora: Any):
     raise ValueError(f"lora must be a peft.LoraConfig or a dict of its arguments, got {type(lora).__name__}")
 
 
-def _resolve_dtype(dtype: Any, device):
+def _resolve_dtype(dtype: Any, low_precision: bool):
     import torch
 
     if dtype is None:
-        cuda_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
-        return torch.bfloat16 if cuda_bf16 else torch.float32
+        return torch.bfloat16 if low_precision else torch.float32
     if isinstance(dtype, str):
         if not isinstance(getattr(torch, dtype, None), torch.dtype):
             raise ValueError(f"dtype {dtype!r} is not a torch dtype (e.g. 'float32', 'bfloat16')")
@@ -378,7 +391,7 @@ class _VLLMGenerator:
         self.policy = policy
         self.adapter_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"wmrl-vllm-adapter-{os.getpid()}-{id(self)}"
         self.llm = LLM(model=str(policy.model_path), enable_lora=True, max_lora_rank=int(policy.lora_config.r),
-                       dtype=str(policy.dtype).removeprefix("torch."))
+                       dtype="bfloat16" if policy.bf16 else "float32")
         self.version = 0
         self.sync()
 

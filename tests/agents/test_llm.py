@@ -10,7 +10,8 @@ from gymnasium import spaces
 
 torch = pytest.importorskip("torch", reason="needs the llm extra: pip install -e '.[llm]'")
 
-from agents.grpo import GRPOTrainer  # noqa: E402
+import wmrl_envs  # noqa: E402,F401
+from agents.grpo import GRPOTrainer, run_episode  # noqa: E402
 from agents.llm import LLMPolicy, extract_code  # noqa: E402
 
 ZERO_COST = {"exec_s": 0.0, "exec_cpu_s": 0.0, "wm_s": 0.0, "sim_steps": 0, "sim_s": 0.0}
@@ -105,13 +106,26 @@ def test_update_follows_the_advantage(tiny_llm_path):
     assert all(torch.equal(a, b) for a, b in zip(frozen, p.params))
 
 
+def test_bf16_autocast_keeps_float32_weights(tiny_llm_path):
+    """Adam's first step moves each weight by about lr: bf16 weights would round 1e-5 steps away."""
+    p = policy(tiny_llm_path, bf16=True, lr=1e-5)
+    assert all(x.dtype == torch.float32 for x in p.params)
+    rng = np.random.default_rng(0)
+    recs = [p.sample("Task a", {}, rng)[1] for _ in range(2)]
+    before = weights(p)
+    p.update([[r] for r in recs], np.array([1.0, -1.0]))
+    step = max(float((a - b).abs().max()) for a, b in zip(before, p.params))
+    assert step == pytest.approx(1e-5, rel=0.05)
+
+
 def test_two_grpo_updates_on_a_multi_turn_env(tiny_llm_path):
     p = policy(tiny_llm_path)
     before = weights(p)
-    trainer = GRPOTrainer(LowercaseEnv(max_turns=2), p, ["a", "b"], group_size=2, groups_per_update=2, progress=False)
-    episodes = trainer.pool.run(trainer._jobs(0), p)
-    assert all(len(e.records) == 2 for e in episodes)  # one record per turn
-    hist = trainer.train(2)
+    turns, update = [], p.update
+    p.update = lambda records, adv: turns.extend(len(r) for r in records) or update(records, adv)
+    hist = GRPOTrainer(LowercaseEnv(max_turns=2), p, ["a", "b"], group_size=2, groups_per_update=2,
+                       progress=False).train(2)
+    assert turns == [2] * 8  # one record per turn
     assert len(hist) == 2 and p.steps == 2
     assert all(np.isfinite(h["policy/loss"]) and h["policy/tokens"] > 0 for h in hist)
     assert any(not torch.equal(a, b) for a, b in zip(before, p.params))
@@ -159,6 +173,19 @@ def test_lora_trains_only_the_adapter_and_resumes(tiny_llm_path, tmp_path):
         torch.testing.assert_close(v, named[k], atol=0, rtol=0)
     with pytest.raises(ValueError, match="same lora setting"):
         policy(tiny_llm_path).load_state_dict(state)
+
+
+def test_one_real_mledojo_episode(tiny_llm_path):
+    """The real env, sandbox included: the observation becomes the prompt, the episode ends with
+    the env's info contract (a random model's text is not valid code: the lowest reward)."""
+    env = gym.make("WMRL/MLEDojo-v0", tasks=["credit-scoring"])
+    p = policy(tiny_llm_path, max_prompt_tokens=4096)
+    obs, _ = env.reset(seed=0, options={"task_id": "credit-scoring"})
+    ep = run_episode(env, p, "credit-scoring", "g0", 0, np.random.default_rng(0))
+    env.close()
+    prompt = p.tokenizer.decode(ep.records[0]["prompt_ids"])
+    assert obs[-200:] in prompt and prompt.endswith("<|im_start|>assistant\n")
+    assert ep.real and ep.reward == 0.0 and len(ep.records) == 1 and set(ep.cost) == set(ZERO_COST)
 
 
 def test_clear_errors(tiny_llm_path, tmp_path):

@@ -127,6 +127,25 @@ def test_check_config():
         check_config(SimpleNamespace(scale_rewards="none", multi_objective_aggregation="normalize_then_sum"), [weighted])
 
 
+def test_rewards_on_the_real_mledojo_env():
+    """Completions run in the real sandbox: the sample submission is graded on the board, text
+    that is no program gets the lowest reward without running."""
+    import wmrl_envs  # noqa: F401
+
+    env = gym.make("WMRL/MLEDojo-v0", tasks=["credit-scoring"])
+    dataset = build_dataset(env, [0])
+    assert dataset[0]["task_id"] == "credit-scoring" and "credit" in dataset[0]["prompt"][-1]["content"].lower()
+    copy = "```python\nimport shutil\nshutil.copy('data/sample_submission.csv', 'submission.csv')\n```"
+    logged = {}
+    reward = EnvReward(env)
+    out = reward(prompts=["p"] * 2, completions=[[{"role": "assistant", "content": copy}], "no code here"],
+                 seed=[0, 0], task_id=["credit-scoring"] * 2, group=["g", "g"],
+                 trainer_state=SimpleNamespace(global_step=0), log_metric=logged.__setitem__)
+    env.close()
+    assert 0.0 <= out[0] < 0.15 and out[1] == 0.0  # the trivial baseline sits at the bottom of the board
+    assert logged["wmrl/real_episodes"] == 2 and logged["wmrl/exec_s"] > 0
+
+
 def grpo(tiny_llm_path, tmp_path, reward, **kw):
     args = trl.GRPOConfig(
         output_dir=str(tmp_path), use_cpu=True, bf16=False, num_generations=2, per_device_train_batch_size=4,
