@@ -2,7 +2,7 @@
 
 For every ``in``/``on`` goal atom it picks the object from above and releases it over the target;
 articulated atoms (close a drawer, turn on a stove) are left to learned policies. It solves the
-tasks whose goal is only pick-and-place (the basket tasks and more; ``benchmarks/libero.py``
+tasks whose goal is only pick-and-place (the basket tasks and more; ``benchmarks/embodied.py``
 measures the rate per task), which tests success detection and supplies successful rollouts.
 Action noise (``noise``) turns it into a source of varied, partly failing rollouts.
 """

@@ -1,7 +1,7 @@
 """WMRL/LIBERO-Long-v0: scripted-expert success, real vs world-model-truncated simulator cost, how
 well progress at ``wm_horizon`` predicts final success, and the env's overhead over robosuite.
 
-    python benchmarks/libero.py [--episodes 2] [--rollouts 8] [--horizons 100 200 300]
+    python benchmarks/embodied.py [--episodes 2] [--rollouts 8] [--horizons 100 200 300]
 
 1. The scripted expert (no noise) on every libero_10 task: success rate, steps, simulator seconds.
 2. Noisy-expert rollouts (noise drawn per rollout) on the tasks it solves, run to the end: each
@@ -26,9 +26,6 @@ from tqdm.auto import tqdm
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _report import table, write_json  # noqa: E402
-
-# This file's name would shadow the ``libero`` package that the simulator imports.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
 import wmrl_envs  # noqa: E402, F401
 from agents.expert import ScriptedExpert  # noqa: E402
