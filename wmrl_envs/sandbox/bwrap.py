@@ -116,8 +116,10 @@ class _BwrapLauncher:
         return a + ["--", *self.cmd]
 
     def confine(self, pid: int, info: Mapping) -> list[int]:
+        # The sandbox's init: everything the program starts descends from it. The outer
+        # bwrap only waits for it and is killed by process group.
         child = info.get("child-pid")
-        return [pid, int(child)] if child else []
+        return [int(child)] if child else []
 
     def tree(self, pid: int, info: Mapping) -> procfs.Tree:
         roots = [pid] + ([int(info["child-pid"])] if info.get("child-pid") else [])

@@ -9,6 +9,7 @@ and the caller falls back to rlimits and its own watcher.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import itertools
@@ -16,6 +17,7 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,12 +35,14 @@ class Hierarchy:
     version: int  # 1 or 2
     controllers: frozenset[str]  # usable in a child group
     path: Path  # this process's own group: children are created here
+    mount: Path  # where the hierarchy is mounted
+    root: str  # the group the mount shows at its top
 
 
-def _own_groups() -> dict[str, str]:
+def _own_groups(thread: bool = False) -> dict[str, str]:
     """``/proc/self/cgroup``: controller (``""`` for v2) -> path of this process's group."""
     groups: dict[str, str] = {}
-    with open("/proc/self/cgroup") as f:
+    with open("/proc/thread-self/cgroup" if thread else "/proc/self/cgroup") as f:
         for line in f:
             _, ctrls, path = line.rstrip("\n").split(":", 2)
             for c in ctrls.split(",") if ctrls else [""]:
@@ -67,22 +71,27 @@ def hierarchies() -> tuple[Hierarchy, ...]:
         fstype, root, mount, opts = fields[sep + 1], fields[3], fields[4], fields[sep + 3]
         if fstype == "cgroup2" and "" in own:
             path = _under(mount, root, own[""])
-            found.insert(0, Hierarchy(2, _v2_controllers(path), path))
+            found.insert(0, Hierarchy(2, _v2_controllers(path), path, Path(mount), root))
         elif fstype == "cgroup":
             ctrls = frozenset(o for o in opts.split(",") if o in _CONTROLLERS) - seen
             key = next(iter(ctrls), None)
             if key and key in own:
                 seen |= ctrls
-                found.append(Hierarchy(1, ctrls, _under(mount, root, own[key])))
-    usable = []
-    for h in found:
-        if _writable(h.path):
-            usable.append(h)
-            _sweep(h.path)
-    v2 = {c for h in usable if h.version == 2 for c in h.controllers}
-    if any(h.version == 2 for h in usable):
-        v2.add("cpuacct")  # every v2 group accounts CPU in cpu.stat
-    return tuple(h for h in usable if h.version == 2 or not h.controllers <= v2)
+                found.append(Hierarchy(1, ctrls, _under(mount, root, own[key]), Path(mount), root))
+    usable = [h for h in found if _writable(h.path)]
+    v2 = next((h for h in usable if h.version == 2), None)
+    v1 = [h for h in usable if h.version == 1]
+    if v2 is not None and (v2.controllers or not v1):
+        # v2 accounts CPU in every group (cpu.stat); v1 only adds controllers v2 lacks.
+        covered = v2.controllers | {"cpuacct"}
+        chosen = [v2] + [h for h in v1 if not h.controllers <= covered]
+    else:
+        # Hybrid host whose v2 tree has no controllers: v1 alone, since moving a process
+        # into a v2 group costs ~20x more than into a v1 group.
+        chosen = v1
+    for h in chosen:
+        _sweep(h.path)
+    return tuple(chosen)
 
 
 def _v2_controllers(path: Path) -> frozenset[str]:
@@ -168,6 +177,7 @@ class RunCgroup:
 
     def __init__(self, dirs: dict[Hierarchy, Path]) -> None:
         self.dirs = dirs
+        self._inherited: set[Hierarchy] = set()
 
     @classmethod
     def create(cls, limits: Limits) -> RunCgroup | None:
@@ -227,9 +237,38 @@ class RunCgroup:
     def limits_pids(self) -> bool:
         return self._dir("pids") is not None
 
+    @contextlib.contextmanager
+    def spawning(self) -> Iterator[None]:
+        """Processes forked by this thread inside the block start in the run's v1 groups.
+
+        Moving a running process into a group makes the kernel wait for an RCU grace period
+        (about 1-12 ms, more under load); a v1 group can instead take the calling *thread*
+        alone (``tasks`` <- ``0``), which skips that wait, and a fork inherits the thread's
+        groups. The thread moves back on exit. v2 groups cannot hold a lone thread: ``add``
+        moves the process into those afterwards.
+        """
+        entered: list[Hierarchy] = []
+        home = _own_groups(thread=True)
+        try:
+            for h, d in self.dirs.items():
+                if h.version == 1:
+                    try:
+                        (d / "tasks").write_text("0")
+                        entered.append(h)
+                    except OSError:
+                        pass
+            self._inherited = set(entered)
+            yield
+        finally:
+            for h in entered:
+                key = next(iter(h.controllers))
+                (_under(str(h.mount), h.root, home[key]) / "tasks").write_text("0")
+
     def add(self, pid: int) -> None:
-        for d in self.dirs.values():
-            (d / "cgroup.procs").write_text(str(pid))
+        """Move ``pid`` into every group it did not inherit from ``spawning``."""
+        for h, d in self.dirs.items():
+            if h not in self._inherited:
+                (d / "cgroup.procs").write_text(str(pid))
 
     def pids(self) -> list[int]:
         """Processes in the run's groups now."""
@@ -277,19 +316,20 @@ class RunCgroup:
         return 0
 
     def kill(self) -> None:
-        """SIGKILL every process in the run's groups, repeating until none is left (or ~1 s)."""
+        """SIGKILL every process in the run's groups, repeating until none is left (or 2 s)."""
         for h, d in self.dirs.items():
             if h.version == 2 and (d / "cgroup.kill").exists():
                 try:
                     (d / "cgroup.kill").write_text("1")
                 except OSError:
                     pass
-        for _ in range(50):
-            if not self.pids():
-                return
+        end = time.monotonic() + 2.0
+        pause = 0.001
+        while self.pids() and time.monotonic() < end:
             for d in self.dirs.values():
                 _kill_procs(d)
-            time.sleep(0.02)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     def remove(self) -> None:
         for d in self.dirs.values():

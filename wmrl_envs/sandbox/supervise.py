@@ -10,6 +10,7 @@ memory where no cgroup limits it).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import math
@@ -90,16 +91,17 @@ def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None)
         info_r, info_w = os.pipe()
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            launcher.argv(info_w),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            pass_fds=(info_w,) if info_w is not None else (),
-            start_new_session=True,
-            env=dict(env),
-            cwd=cwd,
-        )
+        with cg.spawning() if cg is not None else contextlib.nullcontext():
+            proc = subprocess.Popen(
+                launcher.argv(info_w),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(info_w,) if info_w is not None else (),
+                start_new_session=True,
+                env=dict(env),
+                cwd=cwd,
+            )
     except OSError as e:
         result.error = f"could not start the sandbox: {e}"
         return result
@@ -123,11 +125,13 @@ def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None)
     deadline = start + limits.wall_s
     _loop(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, deadline, limits, rundir, cg, tree, watch)
     result.wall_s = time.monotonic() - start
-    _kill_all(proc, cg, tree)
-    _, status, rusage = os.wait4(proc.pid, 0)
+    _, status, rusage = _kill_leader(proc)
     proc.returncode = os.waitstatus_to_exitcode(status)
+    _kill_all(proc, cg, tree)
     _drain(proc, out, err)
     _account(result, proc, launcher, cg, tree, watch, limits, out, err, confined)
+    proc.stdout.close()
+    proc.stderr.close()
     if cg is None and launcher.leader_is_program:
         result.cpu_s = max(result.cpu_s or 0.0, rusage.ru_utime + rusage.ru_stime)
         if rusage.ru_maxrss * 1024 > (result.peak_mem_bytes or 0):
@@ -256,17 +260,32 @@ def _over_limits(limits: Limits, rundir: RunDir, cg, tree, watch: _Watch) -> boo
     return watch.memory_limit_hit or watch.cpu_limit_hit or watch.workspace_limit_hit
 
 
-def _kill_all(proc: subprocess.Popen, cg: RunCgroup | None, tree: procfs.Tree | None) -> None:
+def _kill_leader(proc: subprocess.Popen):
+    """Kill the started process's group and reap the leader: ``wait4``'s (pid, status, rusage)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    return os.wait4(proc.pid, 0)
+
+
+def _writers_gone(proc: subprocess.Popen) -> bool:
+    """Whether every process holding the write end of the output pipes has closed it."""
+    poller = select.poll()
+    for f in (proc.stdout, proc.stderr):
+        poller.register(f.fileno(), select.POLLIN)
+    return sum(1 for _, ev in poller.poll(0) if ev & select.POLLHUP) == 2
+
+
+def _kill_all(proc: subprocess.Popen, cg: RunCgroup | None, tree: procfs.Tree | None) -> None:
+    """Kill whatever of the run is left after its leader is gone."""
     if cg is not None:
         cg.kill()
         return
     end = time.monotonic() + _SETTLE_S
     while time.monotonic() < end:
-        procs = [p for p in tree.scan(holders=True) if p.pid != proc.pid]
+        holders = not _writers_gone(proc)  # reading every process's fds is slow: only if needed
+        procs = [p for p in tree.scan(holders=holders) if p.pid != proc.pid]
         if not procs:
             return
         for p in procs:
@@ -292,8 +311,6 @@ def _drain(proc: subprocess.Popen, out: HeadTail, err: HeadTail) -> None:
             else:
                 poller.unregister(fd)
                 del streams[fd]
-    proc.stdout.close()
-    proc.stderr.close()
 
 
 def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, out, err, confined) -> None:
@@ -315,7 +332,7 @@ def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, out, err, 
         result.leftover_procs = len(cg.pids())
     else:
         result.cpu_s = watch.cpu_s
-        result.leftover_procs = len([p for p in tree.scan(holders=True) if p.pid != proc.pid])
+        result.leftover_procs = len([p for p in tree.scan(holders=not _writers_gone(proc)) if p.pid != proc.pid])
     if result.peak_mem_bytes is None and watch.peak_rss:
         result.peak_mem_bytes, result.peak_mem_source = watch.peak_rss, "watcher:pss"
     result.oom_killed = result.oom_killed or watch.memory_limit_hit

@@ -24,12 +24,27 @@ SANDBOX_WORKSPACE = "/workspace"
 SANDBOX_PROGRAM = "/sandbox/main.py"
 
 
+def default_base() -> str | None:
+    """Where run directories go: ``$WMRL_SANDBOX_DIR``, else ``/dev/shm``, else the temp dir.
+
+    A memory-backed folder keeps the per-run cost of creating and removing directories near
+    zero (on a virtual disk it measured 1-2 ms per directory operation); what a program writes
+    there counts against its memory limit as well as its workspace limit.
+    """
+    env = os.environ.get("WMRL_SANDBOX_DIR")
+    if env:
+        return env
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK):
+        return "/dev/shm"
+    return None
+
+
 class RunDir:
     """Creates, measures, copies from and removes one run's directory."""
 
     def __init__(self, job: Job, base: str | os.PathLike | None = None) -> None:
         self.data_dir = Path(job.data_dir).resolve() if job.data_dir is not None else None
-        self.root = Path(tempfile.mkdtemp(prefix="wmrl-run-", dir=base))
+        self.root = Path(tempfile.mkdtemp(prefix="wmrl-run-", dir=base or default_base()))
         self.workspace = self.root / "workspace"
         self.tmp = self.root / "tmp"
         self.program_dir = self.root / "program"
