@@ -140,3 +140,22 @@ def test_a_crash_and_a_timeout_pay_zero(cache_root):
     _, reward, _, _, info = env.step("while True:\n    pass")
     assert reward == 0.0 and info["status"] == "run_failed" and "limit" in info["feedback"]
     env.close()
+
+
+def test_dsbench_good_solutions_close_part_of_the_gap(cache_root):
+    env = DSBenchEnv(
+        tasks=["titanic", "smoking-ban", "computer-prices"], executor="auto", cache_dir=cache_root
+    )
+    gaps = {}
+    for task_id, mode in (
+        ("titanic", "label"),
+        ("smoking-ban", "proba"),
+        ("computer-prices", "log-value"),
+    ):
+        env.reset(options={"task_id": task_id})
+        _, reward, _, _, info = env.step(GBM_PROGRAM.format(mode=mode))
+        assert info["status"] == "ok", info["feedback"]
+        assert reward == info["rpg"] and info["percentile"] is not None
+        gaps[task_id] = reward
+    assert all(0.0 < g < 1.0 for g in gaps.values()), gaps
+    env.close()

@@ -205,9 +205,31 @@ def test_vector_envs(cache_root, mode):
         obs, info = envs.reset(seed=[0, 1])
         assert isinstance(obs, tuple) and all(o.startswith("# Task ") for o in obs)
         assert set(info["task_id"]) <= {"telco-churn", "hpc-jobs"}
-        obs, reward, terminated, truncated, info = envs.step(("print(1)", "print(2)"))
+        obs, reward, terminated, truncated, info = envs.step(
+            ("print(1)", "")
+        )  # a success and a failure
         assert terminated.all() and not truncated.any()
-        assert np.all((reward >= 0) & (reward <= 1)) and list(info["status"]) == ["ok", "ok"]
-        assert np.all(info["cost"]["exec_s"] == 0.25)
+        assert 0 <= reward[0] <= 1 and reward[1] == 0.0
+        assert list(info["status"]) == ["ok", "invalid_action"]
+        assert list(info["cost"]["exec_s"]) == [0.25, 0.0]
+        assert info["score"][0] >= 0 and np.isnan(info["score"][1])  # numpy stores the None as NaN
     finally:
         envs.close()
+
+
+def test_dsbench_rpg_of_sample_and_perfect_answers(dsbench_tasks, cache_root):
+    ids = [
+        "titanic",
+        "hmda-denial",
+        "college-distance",
+        "fishing-mode",
+    ]  # accuracy, log-loss, RMSE, 4-class log-loss
+    fake = FakeExecutor({f"perfect-{i}": _perfect(dsbench_tasks[i]) for i in ids})
+    env = DSBenchEnv(tasks=ids, executor=fake, cache_dir=cache_root)
+    for task_id in ids:
+        env.reset(options={"task_id": task_id})
+        _, reward, _, _, info = env.step(f"perfect-{task_id}")
+        assert reward == pytest.approx(1.0) and info["rpg"] == pytest.approx(1.0)
+        env.reset(options={"task_id": task_id})
+        _, reward, _, _, info = env.step("print('sample')")
+        assert reward == 0.0 and info["score"] == pytest.approx(env.tasks[task_id].baseline_score)

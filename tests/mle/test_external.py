@@ -182,3 +182,29 @@ def test_dsbench_folder_errors_name_task_and_path(tmp_path):
         ValueError, match=r"task bike \(.*metric\.txt\): unknown metric 'quadratic_kappa'"
     ):
         gym.make("WMRL/DSBench-v0", suite=str(root), executor=FakeExecutor())
+
+
+def test_mledojo_folder_multi_turn_carves_a_validation_split(tmp_path):
+    make_mledojo(tmp_path / "comps")
+    fake = FakeExecutor()
+    env = gym.make(
+        "WMRL/MLEDojo-v0",
+        suite=str(tmp_path / "comps"),
+        max_turns=2,
+        executor=fake,
+        cache_dir=str(tmp_path / "cache"),
+    )
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step("print('sample')")
+    assert (reward, terminated, info["phase"]) == (0.0, False, "validation") and info[
+        "score"
+    ] is not None
+    dev = fake.jobs[0].data_dir
+    assert dev.is_relative_to(tmp_path / "cache") and len(pd.read_csv(dev / "test.csv")) == 30
+    assert "Survived" not in pd.read_csv(dev / "test.csv").columns
+    _, _, terminated, _, info = env.step("print('sample')")
+    assert (
+        terminated
+        and info["phase"] == "test"
+        and fake.jobs[1].data_dir == tmp_path / "comps" / "toy-titanic" / "public"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from wmrl_envs.mle.spec import SPLITS, SUITES, list_specs
@@ -77,6 +78,19 @@ def _build_leaderboards(args: argparse.Namespace) -> int:
     return 0
 
 
+def _friendly(handler):
+    """Report a user's mistake (unknown task, bad path, missing data package) without a traceback."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (ValueError, ImportError, OSError) as e:
+            print(f"wmrl {args.command}: error: {e}", file=sys.stderr)
+            return 2
+
+    return run
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ML-engineering subcommands to the ``wmrl`` parser."""
     p = subparsers.add_parser("tasks", help="list the tasks of an ML-engineering suite")
@@ -84,7 +98,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--suite", default="offline", help="offline, dsbench, or a path to MLE-Dojo/DSBench data"
     )
     p.add_argument("--split", default="all", choices=SPLITS)
-    p.set_defaults(func=_tasks)
+    p.set_defaults(func=_friendly(_tasks))
 
     p = subparsers.add_parser(
         "run-code", help="run one program on a task through the env and grade it"
@@ -98,7 +112,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--reward-mode", default=None, choices=("percentile", "position", "medal", "rpg", "raw")
     )
-    p.set_defaults(func=_run_code)
+    p.set_defaults(func=_friendly(_run_code))
 
     p = subparsers.add_parser(
         "build-leaderboards", help="rebuild the offline leaderboards from the recipe"
@@ -109,4 +123,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--threads", type=int, default=1, help="BLAS/OpenMP threads for the reference models"
     )
-    p.set_defaults(func=_build_leaderboards)
+    p.set_defaults(func=_friendly(_build_leaderboards))

@@ -157,22 +157,21 @@ class MLEEnv(gym.Env[str, str]):
     def _dev_task(self, task: Task) -> Task | None:
         """``task`` on a validation split carved from its train.csv (None if impossible)."""
         if task.id not in self._dev:
-            dev = None
+            self._dev[task.id] = None
             if task.work_dir is not None:
                 try:
                     folder = carve_dev(
                         task, task.work_dir / "dev", task.valid_fraction, task.split_seed
                     )
-                    dev = dataclasses.replace(
-                        task,
-                        public_dir=folder / "public",
-                        answers_path=folder / "private" / "test_answer.csv",
-                        board_paths=(),
-                        work_dir=None,
-                    )
-                except ValueError:
-                    dev = None
-            self._dev[task.id] = dev
+                except ValueError:  # train.csv lacks the targets: turns only check the format
+                    return None
+                self._dev[task.id] = dataclasses.replace(
+                    task,
+                    public_dir=folder / "public",
+                    answers_path=folder / "private" / "test_answer.csv",
+                    board_paths=(),
+                    work_dir=None,
+                )
         return self._dev[task.id]
 
     def _task_text(self, task: Task) -> str:
