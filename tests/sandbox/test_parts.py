@@ -165,3 +165,41 @@ def test_cli_reports_a_failing_program(tmp_path, capsys):
     prog.write_text("raise SystemExit(3)\n")
     assert cli.main(["sandbox", str(prog), "--time-limit", "20"]) == 1
     assert json.loads(capsys.readouterr().out)["exit_code"] == 3
+
+
+def test_spawning_returns_the_harness_threads_to_their_groups():
+    """Runs start in their groups via the spawning thread; the thread must come back home."""
+    bwrap_or_skip()
+    if not hierarchies():
+        pytest.skip("no writable cgroup hierarchy on this machine")
+
+    def groups() -> str:
+        return Path("/proc/thread-self/cgroup").read_text()
+
+    before_main = groups()
+    ex = make_executor("bwrap", limits=SMALL, workers=2)
+    seen = []
+    jobs = [Job(code="import os; print(open('/proc/self/cgroup').read())") for _ in range(4)]
+    for r in ex.map(jobs):
+        assert r.ok and r.peak_mem_bytes and r.peak_mem_source.startswith("cgroup")
+        seen.append(r.cpu_s)
+    ex.run(jobs[0])
+    assert groups() == before_main
+    assert all(c is not None and c > 0 for c in seen)
+
+
+def test_hide_masks_package_data_but_keeps_the_package():
+    """scikit-learn ships datasets (with their targets) inside the venv: ``hide`` masks them."""
+    bwrap_or_skip()
+    import sklearn
+
+    data = Path(sklearn.__file__).parent / "datasets" / "data"
+    code = (
+        "import os, sklearn.datasets\n"
+        f"print(len(os.listdir({str(data)!r})))\n"
+        "try:\n    sklearn.datasets.load_iris()\nexcept OSError:\n    print('iris hidden')\n"
+    )
+    shown = make_executor("bwrap", limits=SMALL).run(Job(code=code))
+    hidden = make_executor("bwrap", limits=SMALL, hide=[data]).run(Job(code=code))
+    assert shown.ok and int(shown.stdout.split()[0]) == len(os.listdir(data)) > 0
+    assert hidden.ok and hidden.stdout.split("\n")[:2] == ["0", "iris hidden"]

@@ -19,13 +19,18 @@ class Limits:
 
     Args:
         wall_s: wall-clock seconds before the whole process tree is killed.
-        cpu_s: CPU seconds (all processes of the run) before SIGXCPU/kill.
-        memory_mb: resident memory (plus swap) of the run; past it the kernel OOM-kills.
+        cpu_s: CPU seconds: one process gets SIGXCPU at this limit (rlimit); the run's
+            total over all processes is killed just past it (cgroup or /proc accounting).
+        memory_mb: resident memory of the run, no swap; past it the kernel OOM-kills (or,
+            without a memory cgroup, the watcher kills on proportional set size).
         max_procs: processes/threads the run may hold at once.
-        file_mb: largest single file the program may write.
-        workspace_mb: total bytes the program may leave in its workspace.
+        file_mb: largest single file the program may write (EFBIG past it); also the
+            largest collected file.
+        workspace_mb: total bytes the program may leave in its workspace (and the size of
+            its private /tmp).
         output_bytes: stdout and stderr are each kept to this many bytes (head + tail).
-        threads: BLAS/OpenMP threads the program is told to use.
+        threads: BLAS/OpenMP threads the program is told to use, and the CPU quota (in
+            cores) of its cgroup, so one program cannot starve concurrent ones.
     """
 
     wall_s: float = 600.0
@@ -79,7 +84,13 @@ class Job:
 
 @dataclass
 class RunResult:
-    """What happened to one sandboxed run."""
+    """What happened to one sandboxed run.
+
+    ``exit_code`` follows the shell: 128 + N when the program died by signal N (then also
+    ``term_signal``). ``peak_mem_source`` names where ``peak_mem_bytes`` was read (a cgroup
+    file, ``rusage``, or ``watcher:pss`` sampled every 0.1 s). ``leftover_procs`` counts the
+    run's processes still alive after the harness's final kill (0 unless something escaped).
+    """
 
     backend: str
     isolation: str  # "strong" (namespaces / container), "none" (plain process)
