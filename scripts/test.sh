@@ -2,5 +2,5 @@
 # Sets up everything the tests need and runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh dev embodied sb3
+bash scripts/setup.sh dev embodied sb3 llm
 exec .venv/bin/python -m pytest "$@"
