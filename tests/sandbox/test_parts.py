@@ -203,3 +203,19 @@ def test_hide_masks_package_data_but_keeps_the_package():
     hidden = make_executor("bwrap", limits=SMALL, hide=[data]).run(Job(code=code))
     assert shown.ok and int(shown.stdout.split()[0]) == len(os.listdir(data)) > 0
     assert hidden.ok and hidden.stdout.split("\n")[:2] == ["0", "iris hidden"]
+
+
+@pytest.mark.parametrize("name", ["bwrap", "local"])
+def test_failed_confinement_never_runs_the_program(name, monkeypatch):
+    if name == "bwrap":
+        bwrap_or_skip()
+    from wmrl_envs.sandbox import supervise
+
+    def refuse(*_):
+        raise PermissionError("cgroup write refused")
+
+    monkeypatch.setattr(supervise, "_confine", refuse)
+    ex = make_executor(name, limits=SMALL, allow_unsafe=True)
+    r = ex.run(Job(code="open('submission.csv', 'w').write('ran')"))
+    assert r.files == {} and not r.ok
+    assert "cgroup write refused" in r.error

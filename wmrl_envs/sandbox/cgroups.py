@@ -16,6 +16,7 @@ import itertools
 import logging
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -55,9 +56,17 @@ def _under(mount: str, mount_root: str, own: str) -> Path:
     return Path(os.path.normpath(os.path.join(mount, rel)))
 
 
-@functools.lru_cache(maxsize=1)
+_discovery_lock = threading.Lock()
+
+
 def hierarchies() -> tuple[Hierarchy, ...]:
-    """The writable hierarchies whose controllers a run can use (v2 first)."""
+    """The writable hierarchies whose controllers a run can use (found once per process)."""
+    with _discovery_lock:
+        return _discover()
+
+
+@functools.lru_cache(maxsize=1)
+def _discover() -> tuple[Hierarchy, ...]:
     try:
         own = _own_groups()
         with open("/proc/self/mountinfo") as f:

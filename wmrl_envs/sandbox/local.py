@@ -17,7 +17,7 @@ from .supervise import supervise
 from .workspace import RunDir
 
 # Blocks on stdin until the supervisor has confined this process, then becomes the program.
-_GATE = 'read -r _; exec "$@" </dev/null'
+_GATE = 'read -r _ && exec "$@" </dev/null'
 
 
 class _LocalLauncher:

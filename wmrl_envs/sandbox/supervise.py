@@ -115,13 +115,7 @@ def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None)
     if tree is not None:
         tree.pipes = {os.fstat(f.fileno()).st_ino for f in (proc.stdout, proc.stderr)}
     watch = _Watch()
-    try:
-        if confined:
-            _confine(confined, limits, cg)
-            proc.stdin.write(b"go\n")
-        proc.stdin.close()
-    except (OSError, ValueError):
-        pass  # the command died before the gate opened; its status and stderr say why
+    gate_error = _open_gate(proc, confined, limits, cg)
     deadline = start + limits.wall_s
     _loop(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, deadline, limits, rundir, cg, tree, watch)
     result.wall_s = time.monotonic() - start
@@ -129,7 +123,7 @@ def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None)
     proc.returncode = os.waitstatus_to_exitcode(status)
     _kill_all(proc, cg, tree)
     _drain(proc, out, err)
-    _account(result, proc, launcher, cg, tree, watch, limits, out, err, confined)
+    _account(result, proc, launcher, cg, tree, watch, limits, out, err, gate_error)
     proc.stdout.close()
     proc.stderr.close()
     if cg is None and launcher.leader_is_program:
@@ -160,6 +154,29 @@ def _read_info(fd: int, proc: subprocess.Popen, timeout: float) -> dict:
     finally:
         os.close(fd)
     return {}
+
+
+def _open_gate(proc: subprocess.Popen, confined: list[int], limits: Limits, cg: RunCgroup | None) -> str | None:
+    """Confine, then let the program start; return why not, if it could not. On failure the
+    whole group is killed first: closing the gate's pipe alone would let it run unconfined."""
+    error = None
+    try:
+        if not confined:
+            raise ProcessLookupError("it exited before reporting its process")
+        _confine(confined, limits, cg)
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+    except (OSError, ValueError) as e:
+        error = str(e) or type(e).__name__
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        proc.stdin.close()
+    except OSError:
+        pass
+    return error
 
 
 def _confine(pids: list[int], limits: Limits, cg: RunCgroup | None) -> None:
@@ -313,7 +330,7 @@ def _drain(proc: subprocess.Popen, out: HeadTail, err: HeadTail) -> None:
                 del streams[fd]
 
 
-def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, out, err, confined) -> None:
+def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, out, err, gate_error) -> None:
     rc = proc.returncode
     if rc < 0:
         result.term_signal, result.exit_code = -rc, 128 - rc
@@ -321,8 +338,9 @@ def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, out, err, 
         result.exit_code = rc
         if launcher.exit_carries_signal and rc > 128 and (rc - 128) in _SIGNALS:
             result.term_signal = rc - 128
-    if not confined:
-        result.error = "the sandbox failed to start: " + err.text().strip()[-2000:]
+    if gate_error is not None:
+        detail = err.text().strip()[-2000:]
+        result.error = f"the sandbox failed to start ({gate_error})" + (f": {detail}" if detail else "")
     result.timed_out = watch.timed_out
     result.workspace_limit_hit = watch.workspace_limit_hit
     if cg is not None:
