@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wmrl_envs import cli
-from wmrl_envs.sandbox import Job, Limits, make_executor
+from wmrl_envs.sandbox import Job, Limits, hidden, make_executor
 from wmrl_envs.sandbox.bwrap import bwrap_args
 from wmrl_envs.sandbox.capture import HeadTail
 from wmrl_envs.sandbox.cgroups import RunCgroup, hierarchies
@@ -188,21 +189,28 @@ def test_spawning_returns_the_harness_threads_to_their_groups():
     assert all(c is not None and c > 0 for c in seen)
 
 
-def test_hide_masks_package_data_but_keeps_the_package():
-    """scikit-learn ships datasets (with their targets) inside the venv: ``hide`` masks them."""
-    bwrap_or_skip()
-    import sklearn
+DATA_PROBE = """
+import json, os, sklearn.datasets, statsmodels.api
+files = [f for d in DIRS for _, _, fs in os.walk(d) for f in fs]
+data = [f for f in files if not f.endswith((".py", ".pyc", ".so", ".pyi"))]
+print(json.dumps({"data": data, "code": len(files), "extra": os.listdir(EXTRA)}))
+sklearn.datasets.load_iris()
+"""
 
-    data = Path(sklearn.__file__).parent / "datasets" / "data"
-    code = (
-        "import os, sklearn.datasets\n"
-        f"print(len(os.listdir({str(data)!r})))\n"
-        "try:\n    sklearn.datasets.load_iris()\nexcept OSError:\n    print('iris hidden')\n"
-    )
-    shown = make_executor("bwrap", limits=SMALL).run(Job(code=code))
-    hidden = make_executor("bwrap", limits=SMALL, hide=[data]).run(Job(code=code))
-    assert shown.ok and int(shown.stdout.split()[0]) == len(os.listdir(data)) > 0
-    assert hidden.ok and hidden.stdout.split("\n")[:2] == ["0", "iris hidden"]
+
+def test_dataset_packages_import_but_their_data_is_gone():
+    """The offline tasks come from datasets shipped in the venv: inside, only their code is left."""
+    bwrap_or_skip()
+    import pandas
+
+    dirs = [str(d) for d in hidden.dataset_dirs()]
+    assert any(d.endswith("sklearn/datasets") for d in dirs) and any("statsmodels" in d for d in dirs)
+    extra = Path(pandas.__file__).parent / "tests"  # a user-named path: hidden whole
+    code = f"DIRS = {dirs!r}\nEXTRA = {str(extra)!r}\n" + DATA_PROBE
+    r = make_executor("bwrap", limits=replace(SMALL, wall_s=60, cpu_s=30), hide=[extra]).run(Job(code=code))
+    out = json.loads(r.stdout)
+    assert out["data"] == [] and out["code"] > 50 and out["extra"] == []
+    assert "FileNotFoundError" in r.stderr and "iris" in r.stderr  # the loader finds no file
 
 
 @pytest.mark.parametrize("name", ["bwrap", "local"])

@@ -18,10 +18,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from . import procfs, program
+from . import hidden, procfs, program
 from .base import Executor, Job, Limits, MiB, RunResult
 from .supervise import supervise
-from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir
+from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir, default_base
 
 log = logging.getLogger(__name__)
 
@@ -61,18 +61,13 @@ def _top_level_args() -> list[str]:
     return args
 
 
-def default_hidden() -> list[Path]:
-    """This project's own package directories: package data (task assets) never enters."""
-    here = Path(__file__).resolve().parent.parent  # wmrl_envs/
-    return [here, here.parent / "agents"]
-
-
 def bwrap_args(
     rundir: RunDir,
     limits: Limits,
     binds: Sequence[Path],
     hide: Sequence[Path],
     info_fd: int | None,
+    replace: Sequence[tuple[Path, Path]] = (),
 ) -> list[str]:
     """The bubblewrap options for one run (everything before ``--`` and the command)."""
     a = [bwrap_path() or "bwrap"]
@@ -95,6 +90,8 @@ def bwrap_args(
     data = rundir.data_dir or rundir.workspace / "data"
     a += ["--ro-bind", str(data), f"{SANDBOX_WORKSPACE}/data"]
     a += ["--ro-bind", str(rundir.program_dir), os.path.dirname(SANDBOX_PROGRAM)]
+    for copy, original in replace:
+        a += ["--ro-bind", str(copy), str(original)]
     for h in hide:
         a += ["--tmpfs", str(h)] if h.is_dir() else ["--ro-bind", "/dev/null", str(h)]
     a += ["--remount-ro", "/", "--chdir", SANDBOX_WORKSPACE, "--clearenv"]
@@ -134,8 +131,9 @@ class BwrapExecutor(Executor):
         workers: concurrent sandboxes in ``map`` (default: CPU count).
         python: interpreter for source jobs (default: this one; its prefix and venv are
             bound read-only so numpy, pandas, scipy and scikit-learn import inside).
-        hide: extra host paths to mask inside the sandbox (e.g. dataset packages whose
-            files hold a task's labels); this project's own package is always hidden.
+        hide: extra host paths to mask inside the sandbox. Always masked: this project's
+            packages, and the data files of the packages offline tasks are built from
+            (``hidden.DATASET_PACKAGES``: those stay importable, their data is gone).
         workdir: host folder for run directories (default: the system temp dir).
         use_cgroups: set False to force the rlimit + watcher fallback.
     """
@@ -160,11 +158,14 @@ class BwrapExecutor(Executor):
             raise RuntimeError(f"bwrap backend unavailable: {reason}")
         self.python = python or sys.executable
         self.binds = program.interpreter_roots(self.python)
-        hidden = [Path(h).resolve() for h in [*default_hidden(), *hide]]
-        # Only what is visible inside needs masking.
-        self.hide = [h for h in hidden if h.exists() and any(h.is_relative_to(b) for b in self.binds)]
+        def visible(p: Path) -> bool:  # only what is bound inside needs masking
+            return p.exists() and any(p.is_relative_to(b) for b in self.binds)
+
+        self.hide = [h for h in (Path(x).resolve() for x in [*hidden.project_dirs(), *hide]) if visible(h)]
         self.workdir = workdir
         self.use_cgroups = use_cgroups
+        data = [d for d in hidden.dataset_dirs() if visible(d)]
+        self._code_only = hidden.code_only_copies(data, base=workdir or default_base())
 
     def run(self, job: Job) -> RunResult:
         limits = job.limits or self.limits
@@ -173,7 +174,9 @@ class BwrapExecutor(Executor):
         try:
             env = program.environment(limits, path=program.search_path(self.python), tmp="/tmp")
             cmd = program.command(job, self.python, SANDBOX_PROGRAM)
-            options = functools.partial(bwrap_args, rundir, limits, self.binds, self.hide)
+            options = functools.partial(
+                bwrap_args, rundir, limits, self.binds, self.hide, replace=self._code_only.binds
+            )
             launcher = _BwrapLauncher(options, env, cmd)
             supervise(launcher, {"PATH": "/usr/bin:/bin"}, None, limits, rundir, result, self.use_cgroups)
             result.files = rundir.collect(job.collect, limits.file_mb * MiB)

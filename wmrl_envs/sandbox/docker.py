@@ -83,9 +83,12 @@ def dockerfile() -> str:
             pins.append(f"{dist}=={metadata.version(dist)}")
         except metadata.PackageNotFoundError:
             pins.append(dist)
+    strip = "import pathlib, shutil, sklearn; d = pathlib.Path(sklearn.__file__).parent / 'datasets'; "
+    strip += "[shutil.rmtree(d / s) for s in ('data', 'images')]"
     return (
         "FROM python:3.11-slim\n"
         f"RUN pip install --no-cache-dir {' '.join(pins)}\n"
+        f'RUN python -c "{strip}"\n'  # bundled datasets: the sources of offline tasks
         "USER 65534:65534\n"
         "WORKDIR /workspace\n"
     )

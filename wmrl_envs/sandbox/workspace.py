@@ -11,6 +11,7 @@ Layout on the host (every backend maps it the same way)::
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import shutil
 import stat
@@ -22,6 +23,18 @@ from .base import Job
 # Where the program file appears inside bwrap and docker sandboxes.
 SANDBOX_WORKSPACE = "/workspace"
 SANDBOX_PROGRAM = "/sandbox/main.py"
+
+
+_PREFIX = "wmrl-run-"
+
+
+@functools.cache
+def _sweep_once(base: str | os.PathLike | None) -> None:
+    """Remove run directories whose harness process died without removing them."""
+    for d in Path(base or tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
+        owner = d.name[len(_PREFIX) :].split("-")[0]
+        if owner.isdigit() and int(owner) != os.getpid() and not os.path.exists(f"/proc/{owner}"):
+            shutil.rmtree(d, ignore_errors=True)
 
 
 def default_base() -> str | None:
@@ -44,7 +57,9 @@ class RunDir:
 
     def __init__(self, job: Job, base: str | os.PathLike | None = None) -> None:
         self.data_dir = Path(job.data_dir).resolve() if job.data_dir is not None else None
-        self.root = Path(tempfile.mkdtemp(prefix="wmrl-run-", dir=base or default_base()))
+        base = base or default_base()
+        _sweep_once(base)
+        self.root = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=base))
         self.workspace = self.root / "workspace"
         self.tmp = self.root / "tmp"
         self.program_dir = self.root / "program"
