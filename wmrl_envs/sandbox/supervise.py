@@ -103,6 +103,8 @@ def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None)
                 cwd=cwd,
             )
     except OSError as e:
+        if info_r is not None:
+            os.close(info_r)
         result.error = f"could not start the sandbox: {e}"
         return result
     finally:
@@ -137,9 +139,11 @@ def _read_info(fd: int, proc: subprocess.Popen, timeout: float) -> dict:
     """bwrap's ``--info-fd`` JSON ({} if the command exits first)."""
     data = b""
     end = time.monotonic() + timeout
+    poller = select.poll()  # not select(): a busy trainer can hold fds past FD_SETSIZE
+    poller.register(fd, select.POLLIN)
     try:
         while time.monotonic() < end:
-            if not select.select([fd], [], [], 0.5)[0]:
+            if not poller.poll(500):
                 if _exited(proc.pid):
                     return {}
                 continue
