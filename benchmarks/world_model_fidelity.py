@@ -41,7 +41,7 @@ import wmrl_envs  # noqa: F401  (registers the env ids)
 from wmrl_envs.world_models import make_world_model
 
 OUT = Path(__file__).resolve().parent / "out" / "world_model_fidelity.json"
-DEFAULT_TASKS = ["telco-churn", "penguins", "concrete-strength", "employee-attrition", "hpc-jobs", "ames-housing"]
+DEFAULT_TASKS = ["ames-housing", "concrete-strength", "credit-scoring", "digits", "employee-attrition", "hpc-jobs"]
 
 # (name, classifier, regressor, constructor arguments): sklearn classes by module.
 FAMILIES = [
@@ -303,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     def make_env() -> gym.Env:
-        return gym.make(args.env, split="all", executor=args.executor)
+        return gym.make(args.env, split="all", tasks=args.tasks, executor=args.executor)
 
     env = make_env()
     contexts = {}
