@@ -1,4 +1,7 @@
-"""The ``wmrl`` command. Each subsystem registers its own subcommands."""
+"""wmrl: World-Model RL environments, their sandbox and world models, and agent baselines.
+
+Each subsystem registers its own subcommands; ``wmrl COMMAND --help`` describes one.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ _COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="wmrl", description=__doc__)
+    parser = argparse.ArgumentParser(prog="wmrl", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
         try:
