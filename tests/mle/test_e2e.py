@@ -139,6 +139,10 @@ def test_a_crash_and_a_timeout_pay_zero(cache_root):
     env.reset(seed=0)
     _, reward, _, _, info = env.step("while True:\n    pass")
     assert reward == 0.0 and info["status"] == "run_failed" and "limit" in info["feedback"]
+    env.reset(seed=0)
+    _, reward, _, _, info = env.step("print('x' * 10**7)\n" + SAMPLE_COPY)  # a flood of output
+    assert info["status"] == "ok" and "output was truncated" in info["feedback"]
+    assert len(info["feedback"]) < 10_000
     env.close()
 
 

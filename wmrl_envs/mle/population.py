@@ -36,7 +36,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from wmrl_envs.mle.task import Task
 
-_MAX_HGB_CATEGORIES = 250
+_MAX_HGB_CATEGORIES = 250  # more distinct values: free text, dropped from the features
 
 
 @dataclass
@@ -60,14 +60,49 @@ class Data:
         return self.X.iloc[rows], self.y.iloc[rows]
 
 
+def _is_date(values: pd.Series) -> bool:
+    sample = values.dropna().astype(str).head(200)
+    return (
+        len(sample) > 0
+        and pd.to_datetime(sample, errors="coerce", format="ISO8601").notna().mean() > 0.9
+    )
+
+
+def _date_parts(values: pd.Series, name: str) -> pd.DataFrame:
+    dates = pd.to_datetime(values, errors="coerce", format="ISO8601")
+    return pd.DataFrame(
+        {
+            f"{name}_days": (dates - pd.Timestamp("1970-01-01")).dt.days,
+            f"{name}_weekday": dates.dt.weekday,
+            f"{name}_month": dates.dt.month,
+            f"{name}_yearday": dates.dt.dayofyear,
+        }
+    )
+
+
+def _engineer(
+    train: pd.DataFrame, test: pd.DataFrame, features: list[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Dates become numeric parts; text columns with too many values to encode are dropped."""
+    X, X_test = train[features].copy(), test[features].copy()
+    for c in features:
+        if pd.api.types.is_numeric_dtype(X[c]):
+            continue
+        if _is_date(X[c]):
+            X = pd.concat([X.drop(columns=c), _date_parts(X[c], c)], axis=1)
+            X_test = pd.concat([X_test.drop(columns=c), _date_parts(X_test[c], c)], axis=1)
+        elif X[c].nunique() >= _MAX_HGB_CATEGORIES:
+            X, X_test = X.drop(columns=c), X_test.drop(columns=c)
+    return X, X_test
+
+
 def load_data(task: Task) -> Data:
     """Read ``task``'s public files; the target is the spec's target column."""
     train = pd.read_csv(task.public_dir / "train.csv", low_memory=False)
     test = pd.read_csv(task.public_dir / "test.csv", low_memory=False)
-    features = [c for c in test.columns if c != task.id_column]
-    numeric = [c for c in features if pd.api.types.is_numeric_dtype(train[c])]
-    categorical = [c for c in features if c not in numeric]
-    X, X_test = train[features].copy(), test[features].copy()
+    X, X_test = _engineer(train, test, [c for c in test.columns if c != task.id_column])
+    numeric = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c])]
+    categorical = [c for c in X.columns if c not in numeric]
     for c in categorical:
         X[c], X_test[c] = X[c].astype(object), X_test[c].astype(object)
     y = train[task.target]
