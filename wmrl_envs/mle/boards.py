@@ -26,9 +26,12 @@ from wmrl_envs.mle.population import (
 )
 from wmrl_envs.mle.spec import SUITES, list_specs
 from wmrl_envs.mle.suites import spec_task
+from wmrl_envs.mle.task import Task
 
 
-def build_task_board(task, seed: int = 0, progress: tqdm | None = None) -> tuple[Leaderboard, dict]:
+def build_task_board(
+    task: Task, seed: int = 0, progress: tqdm | None = None
+) -> tuple[Leaderboard, dict]:
     """The task's board and a summary row with the two probes' scores and percentiles."""
     d = load_data(task)
     pop = Population(d, seed)

@@ -14,6 +14,7 @@ column, MLE-bench the ``score`` column; both work). From one board a score gets:
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +37,10 @@ class Leaderboard:
 
     @classmethod
     def from_scores(
-        cls, scores, higher_is_better: bool, teams: list[str] | None = None
+        cls,
+        scores: Sequence[float] | np.ndarray,
+        higher_is_better: bool,
+        teams: list[str] | None = None,
     ) -> Leaderboard:
         scores = np.asarray(scores, dtype=np.float64)
         teams = list(teams) if teams is not None else [f"team-{i + 1}" for i in range(scores.size)]
