@@ -29,21 +29,26 @@ MODELS = ("dummy", "linear", "knn", "tree", "rf", "extra_trees", "hgb", "hgb_tun
 FEATURES = ("bias", "binary", "multiclass", "regression", "log_rows", "n_columns", "cat_share", "nan_share", "any_nan")
 
 _ESTIMATORS = {
-    # model: (classifier, regressor), as source text
-    "dummy": ("DummyClassifier(strategy='prior')", "DummyRegressor()"),
-    "linear": ("LogisticRegression(C=1.0, max_iter=300)", "Ridge(alpha=1.0)"),
-    "knn": ("KNeighborsClassifier(n_neighbors=15)", "KNeighborsRegressor(n_neighbors=15)"),
-    "tree": ("DecisionTreeClassifier(max_depth=6, random_state=0)", "DecisionTreeRegressor(max_depth=6, random_state=0)"),
-    "rf": (
-        "RandomForestClassifier(n_estimators=100, min_samples_leaf=2, random_state=0)",
-        "RandomForestRegressor(n_estimators=100, min_samples_leaf=2, random_state=0)",
-    ),
-    "extra_trees": (
-        "ExtraTreesClassifier(n_estimators=150, min_samples_leaf=2, random_state=0)",
-        "ExtraTreesRegressor(n_estimators=150, min_samples_leaf=2, random_state=0)",
-    ),
-    "hgb": ("HistGradientBoostingClassifier(random_state=0)", "HistGradientBoostingRegressor(random_state=0)"),
+    # model: (import line, classifier, regressor), as source text
+    "dummy": ("from sklearn.dummy import DummyClassifier, DummyRegressor",
+              "DummyClassifier(strategy='prior')", "DummyRegressor()"),
+    "linear": ("from sklearn.linear_model import LogisticRegression, Ridge",
+               "LogisticRegression(C=1.0, max_iter=300)", "Ridge(alpha=1.0)"),
+    "knn": ("from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor",
+            "KNeighborsClassifier(n_neighbors=15)", "KNeighborsRegressor(n_neighbors=15)"),
+    "tree": ("from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor",
+             "DecisionTreeClassifier(max_depth=6, random_state=0)",
+             "DecisionTreeRegressor(max_depth=6, random_state=0)"),
+    "rf": ("from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor",
+           "RandomForestClassifier(n_estimators=100, min_samples_leaf=2, random_state=0)",
+           "RandomForestRegressor(n_estimators=100, min_samples_leaf=2, random_state=0)"),
+    "extra_trees": ("from sklearn.ensemble import ExtraTreesClassifier, ExtraTreesRegressor",
+                    "ExtraTreesClassifier(n_estimators=150, min_samples_leaf=2, random_state=0)",
+                    "ExtraTreesRegressor(n_estimators=150, min_samples_leaf=2, random_state=0)"),
+    "hgb": ("from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor",
+            "HistGradientBoostingClassifier(random_state=0)", "HistGradientBoostingRegressor(random_state=0)"),
     "hgb_tuned": (
+        "from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor",
         "HistGradientBoostingClassifier(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, random_state=0)",
         "HistGradientBoostingRegressor(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, random_state=0)",
     ),
@@ -85,12 +90,7 @@ X_test = prep.transform(X_test)
 _HEADER = """\
 import numpy as np
 import pandas as pd
-from sklearn.dummy import DummyClassifier, DummyRegressor
-from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, HistGradientBoostingClassifier,
-                              HistGradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor)
-from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+{model_import}
 
 TARGET, ID = {target!r}, {id_column!r}
 train = pd.read_csv("data/train.csv")
@@ -98,7 +98,7 @@ test = pd.read_csv("data/test.csv")
 sub = pd.read_csv("data/sample_submission.csv")
 y = train[TARGET]
 X = train.drop(columns=[c for c in (TARGET, ID) if c in train.columns])
-X_test = test[X.columns]
+X_test = test[X.columns].copy()
 num_cols = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c])]
 cat_cols = [c for c in X.columns if c not in num_cols]
 for c in cat_cols:
@@ -163,7 +163,10 @@ class Recipe:
         return f"{self.preprocessing}+{self.model}"
 
 
-RECIPES = tuple(Recipe(p, m) for p, m in itertools.product(PREPROCESSING, MODELS))
+# A dummy model ignores the features, so one preprocessing of it is enough.
+RECIPES = (Recipe("raw", "dummy"),) + tuple(
+    Recipe(p, m) for p, m in itertools.product(PREPROCESSING, MODELS) if m != "dummy"
+)
 
 
 def task_features(context: Mapping) -> np.ndarray:
@@ -192,9 +195,9 @@ def _is_numeric(dtype: str) -> bool:
 def render(recipe: Recipe, context: Mapping) -> str:
     """The Python program for ``recipe`` on the task ``context`` describes."""
     kind = get_metric(context["metric"]).kind
-    clf, reg = _ESTIMATORS[recipe.model]
+    model_import, clf, reg = _ESTIMATORS[recipe.model]
     return (
-        _HEADER.format(target=context["target"], id_column=context.get("id_column", "id"))
+        _HEADER.format(target=context["target"], id_column=context.get("id_column", "id"), model_import=model_import)
         + _PREPROCESS[recipe.preprocessing]
         + _OUTPUT[kind].format(clf=clf, reg=reg)
         + _FOOTER
@@ -228,6 +231,11 @@ class TemplatePolicy:
 
     def greedy(self, context: Mapping) -> Recipe:
         return RECIPES[int(np.argmax(self.probs(context)))]
+
+    def distribution(self, info: dict) -> tuple[np.ndarray, list[str]]:
+        """π(·|task) and the program of every recipe (for exact evaluation)."""
+        context = info.get("wm_context") or {}
+        return self.probs(context), [render(r, context) for r in RECIPES]
 
     def act_greedy(self, obs, info: dict, rng: np.random.Generator | None = None):
         """The most likely recipe's code (for evaluation); same signature as ``sample``."""

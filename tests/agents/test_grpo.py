@@ -89,7 +89,7 @@ def test_grpo_improves_the_policy_on_real_rewards():
     policy = TemplatePolicy(seed=0)
     before = expected_score(policy)
     GRPOTrainer(RecipeEnv(), policy, list(CONTEXTS), group_size=4, groups_per_update=4, progress=False).train(30)
-    assert expected_score(policy) > before + 0.2
+    assert expected_score(policy) > before + 0.15
 
 
 def test_wmrl_improves_the_policy_with_few_executions():
@@ -101,7 +101,7 @@ def test_wmrl_improves_the_policy_with_few_executions():
     hist = trainer.train(30)
     assert env.executions == 4 * 12  # 10% of 120 groups, 4 episodes each
     assert trainer.totals["real_episodes"] == env.executions
-    assert expected_score(policy) > before + 0.2
+    assert expected_score(policy) > before + 0.15
     assert any("denoise/w_anchor" in h for h in hist)
 
 
