@@ -1,8 +1,9 @@
 """``wmrl compare``: the same agent trained with real-execution GRPO and with WMRL, side by side.
 
 Every arm starts from the same seed and runs the same number of policy updates on the MLE-Dojo
-``train`` tasks; then each is evaluated with real execution (its greedy recipe per task) on the
-MLE-Dojo ``heldout`` tasks and on ``WMRL/DSBench-v0``. Compute is counted honestly for every arm:
+``train`` tasks; then each is evaluated with real execution on the MLE-Dojo ``heldout`` tasks and on
+``WMRL/DSBench-v0``: the score is the policy's expected reward per task (every recipe it could write
+is run once, outcomes cached; see ``agents/evaluate.py``), and ``*_greedy`` is its most likely recipe's. Compute is counted honestly for every arm:
 sandbox CPU-seconds of every real execution, world-model seconds of every prediction, and the
 policy-update seconds.
 
@@ -17,15 +18,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import gymnasium as gym
-import numpy as np
 
 import wmrl_envs  # noqa: F401 - registers the env ids
-from agents.grpo import EnvPool, GRPOTrainer
+from agents.evaluate import default_cache, evaluate_policies
+from agents.grpo import GRPOTrainer
 from agents.template import TemplatePolicy
 from wmrl_envs.report import format_table
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
@@ -47,31 +47,8 @@ class Budget:
         return Budget(max(1, round(self.updates * scale)), self.group_size, self.groups_per_update)
 
 
-class _Greedy:
-    """Evaluation view of a policy: its most likely action, never a sample."""
-
-    def __init__(self, policy) -> None:
-        self.policy = policy
-
-    def sample(self, obs, info, rng):
-        return self.policy.act_greedy(obs, info, rng)
-
-
 def _task_ids(env: gym.Env) -> list[str]:
     return list(env.unwrapped.task_ids)
-
-
-def evaluate(make_env: Callable[[], gym.Env], policy, workers: int, seed: int = 0, progress=None) -> dict:
-    """Greedy real-execution evaluation on every task of ``make_env()``: mean reward and per task."""
-    envs = [make_env() for _ in range(workers)]
-    tasks = _task_ids(envs[0])
-    jobs = [(t, f"eval-{t}", seed) for t in tasks]
-    episodes = EnvPool(envs).run(jobs, _Greedy(policy), progress)
-    for e in envs:
-        e.close()
-    per_task = {e.task_id: e.reward for e in episodes}
-    return {"mean": float(np.mean(list(per_task.values()))), "per_task": per_task,
-            "exec_cpu_s": sum(_exec_cpu(e.cost) for e in episodes)}
 
 
 def _exec_cpu(cost: dict) -> float:
@@ -124,31 +101,35 @@ def compare(
     def make(env, split):
         return lambda: gym.make(env, split=split, **kw)
 
-    results = {"budget": {"scale": budget, **b.__dict__}, "seed": seed, "arms": {}}
-    untrained = TemplatePolicy(seed=seed)
-    results["untrained"] = {
-        "heldout_percentile": evaluate(make(env_id, "heldout"), untrained, workers)["mean"],
-        "dsbench_rpg": evaluate(make("WMRL/DSBench-v0", "all"), untrained, workers)["mean"],
-    }
+    results = {"budget": {"scale": budget, **b.__dict__}, "seed": seed, "arms": {}, "untrained": {}}
+    policies = {"untrained": TemplatePolicy(seed=seed)}
     for arm in arms:
         policy, totals, history, wall = _train_arm(arm, make(env_id, "train"), world_model, b, seed,
                                                    workers, out, progress)
-        heldout = evaluate(make(env_id, "heldout"), policy, workers)
-        dsbench = evaluate(make("WMRL/DSBench-v0", "all"), policy, workers)
-        compute = _exec_cpu(totals) + totals["wm_s"] + totals["update_s"]
+        policies[arm] = policy
         results["arms"][arm] = {
-            "heldout_percentile": heldout["mean"],
-            "dsbench_rpg": dsbench["mean"],
             "real_executions": int(totals["real_episodes"]),
             "exec_cpu_s": _exec_cpu(totals),
             "wm_s": totals["wm_s"],
             "update_s": totals["update_s"],
-            "compute_s": compute,
+            "compute_s": _exec_cpu(totals) + totals["wm_s"] + totals["update_s"],
             "train_wall_s": wall,
-            "heldout_per_task": heldout["per_task"],
-            "dsbench_per_task": dsbench["per_task"],
             "curve": [{"update": h["update"], "reward_mean": h["reward_mean"]} for h in history],
         }
+    heldout = evaluate_policies(make(env_id, "heldout"), policies, workers, default_cache(env_id), progress)
+    dsbench = evaluate_policies(make("WMRL/DSBench-v0", "all"), policies, workers,
+                                default_cache("WMRL/DSBench-v0"), progress)
+    for name in policies:
+        row = results["untrained"] if name == "untrained" else results["arms"][name]
+        row.update(
+            heldout_percentile=heldout[name]["expected"],
+            heldout_percentile_greedy=heldout[name]["greedy"],
+            dsbench_rpg=dsbench[name]["expected"],
+            dsbench_rpg_greedy=dsbench[name]["greedy"],
+            heldout_per_task=heldout[name]["per_task"],
+            dsbench_per_task=dsbench[name]["per_task"],
+        )
+    results["eval_programs_run"] = heldout["_executions"]["programs_run"] + dsbench["_executions"]["programs_run"]
     real = results["arms"]["real"]["compute_s"]
     for r in results["arms"].values():
         r["compute_ratio"] = real / r["compute_s"] if r["compute_s"] > 0 else None
@@ -161,12 +142,12 @@ def compare(
     return results
 
 
-COLUMNS = ["arm", "heldout_percentile", "dsbench_rpg", "real_executions", "exec_cpu_s", "wm_s",
-           "update_s", "compute_s", "compute_ratio"]
+COLUMNS = ["arm", "heldout_percentile", "heldout_percentile_greedy", "dsbench_rpg", "dsbench_rpg_greedy",
+           "real_executions", "exec_cpu_s", "wm_s", "update_s", "compute_s", "compute_ratio"]
 
 
 def table(results: dict) -> str:
-    rows = [{"arm": "untrained", **results["untrained"]}]
+    rows = [{"arm": "untrained", **results["untrained"]}]  # no training: no compute columns
     rows += [{"arm": a, **r} for a, r in results["arms"].items()]
     return format_table(rows, COLUMNS)
 

@@ -208,12 +208,13 @@ class TemplatePolicy:
     """Softmax over ``RECIPES`` with logits linear in the task features.
 
     Args:
-        lr: step size of the policy-gradient ascent.
+        lr: step size of the policy-gradient ascent (10: the best of 1-20 for 20 updates in an
+            offline replay of real outcomes on the train tasks, never on held-out ones).
         temperature: divides the logits when sampling (1: the policy itself).
         seed: seeds the tiny initial noise on θ that breaks ties between recipes.
     """
 
-    def __init__(self, lr: float = 2.0, temperature: float = 1.0, seed: int = 0) -> None:
+    def __init__(self, lr: float = 10.0, temperature: float = 1.0, seed: int = 0) -> None:
         self.lr = float(lr)
         self.temperature = float(temperature)
         self.theta = np.random.default_rng(seed).normal(0.0, 1e-3, (len(RECIPES), len(FEATURES)))
