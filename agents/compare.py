@@ -160,18 +160,22 @@ def plot(results: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for arm, r in results["arms"].items():
-        ax.scatter(r["compute_s"], r["heldout_percentile"], s=60, label=f"{arm} (MLE-Dojo held-out)")
-        ax.scatter(r["compute_s"], r["dsbench_rpg"], s=60, marker="^", label=f"{arm} (DSBench RPG)")
-        ax2.plot([c["update"] for c in r["curve"]], [c["reward_mean"] for c in r["curve"]], label=arm)
-    ax.axhline(results["untrained"]["heldout_percentile"], color="grey", ls=":", label="untrained (held-out)")
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (arm, r) in enumerate(results["arms"].items()):
+        c = colors[i % len(colors)]
+        ax.scatter(r["compute_s"], r["heldout_percentile"], s=60, color=c, marker="o", label=arm)
+        ax.scatter(r["compute_s"], r["dsbench_rpg"], s=60, color=c, marker="^")
+        ax2.plot([h["update"] for h in r["curve"]], [h["reward_mean"] for h in r["curve"]], color=c, label=arm)
+    u = results["untrained"]
+    ax.axhline(u["heldout_percentile"], color="grey", ls=":", label="untrained")
+    ax.axhline(u["dsbench_rpg"], color="grey", ls=":")
     ax.set_xscale("log")
     ax.set_xlabel("training compute (CPU-seconds, log scale)")
-    ax.set_ylabel("score (percentile / RPG)")
-    ax.set_title("score against compute")
-    ax.legend(fontsize=7)
+    ax.set_ylabel("● MLE-Dojo held-out percentile   ▲ DSBench RPG")
+    ax.set_title("held-out score against training compute")
+    ax.legend(fontsize=8)
     ax2.set_xlabel("policy update")
-    ax2.set_ylabel("mean training reward")
+    ax2.set_ylabel("mean training reward (real or debiased)")
     ax2.set_title("training curves")
     ax2.legend(fontsize=8)
     fig.tight_layout()
