@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from agents.compare import ARMS
 
@@ -29,16 +30,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _compare(args: argparse.Namespace) -> int:
     from agents.compare import compare, table
 
-    results = compare(
-        budget=args.budget,
-        arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
-        seed=args.seed,
-        workers=args.workers,
-        out=args.out,
-        env_id=args.env,
-        env_kwargs={"executor": args.executor},
-        progress=not args.quiet,
-    )
+    try:
+        results = compare(
+            budget=args.budget,
+            arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
+            seed=args.seed,
+            workers=args.workers,
+            out=args.out,
+            env_id=args.env,
+            env_kwargs={"executor": args.executor},
+            progress=not args.quiet,
+        )
+    except ValueError as e:  # a bad argument, task suite or executor: say it, no traceback
+        print(f"wmrl compare: {e}", file=sys.stderr)
+        return 2
     print(table(results))
     if results.get("compute_ratio"):
         print(f"\ncompute ratio real/WMRL: {results['compute_ratio']:.2f}x")

@@ -1,0 +1,33 @@
+import json
+
+import pytest
+
+from agents.compare import Budget, plot, table
+from wmrl_envs.cli import main
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--budget", "-1"], "--budget must be a positive number"),
+        (["--arms", "wmrl"], "arms must include 'real'"),
+        (["--arms", "real,magic"], "arms must include 'real'"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(argv, message, capsys):
+    assert main(["compare", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_budget_scales_updates():
+    assert Budget().scaled(0.5).updates == 10
+    assert Budget().scaled(0.01).updates == 1
+
+
+def test_table_and_plot_from_committed_results(tmp_path):
+    results = json.loads(open("docs/compare_results.json").read())
+    text = table(results)
+    assert "wmrl-no-debias" in text and "compute_ratio" in text
+    plot(results, tmp_path / "c.png")
+    assert (tmp_path / "c.png").stat().st_size > 10_000
