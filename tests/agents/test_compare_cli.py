@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,7 @@ def test_budget_scales_updates():
 
 
 def test_table_and_plot_from_committed_results(tmp_path):
-    results = json.loads(open("docs/compare_results.json").read())
+    results = json.loads((Path(__file__).parents[2] / "docs" / "compare_results.json").read_text())
     text = table(results)
     assert "wmrl-no-debias" in text and "compute_ratio" in text
     plot(results, tmp_path / "c.png")
