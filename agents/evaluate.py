@@ -67,6 +67,10 @@ def _task_key(env: gym.Env, task_id: str) -> str:
     return f"{task_id}:{h.hexdigest()[:16]}"
 
 
+def _outcome_key(task_key: str, program: str) -> str:
+    return f"{task_key}:{hashlib.sha256(program.encode()).hexdigest()[:16]}"
+
+
 class _Scripted:
     """Plays the program that a job's group key names."""
 
@@ -110,7 +114,7 @@ def evaluate_policies(
                     probs, programs = np.ones(1), [program]
                 plans[name][t] = (np.asarray(probs, dtype=np.float64), list(programs))
                 for prog in programs:
-                    k = f"{keys[t]}:{hashlib.sha256(prog.encode()).hexdigest()[:16]}"
+                    k = _outcome_key(keys[t], prog)
                     if cache.get(k) is None:
                         needed[k] = (t, prog)
         jobs = [(t, k, 0) for k, (t, _) in needed.items()]
@@ -126,7 +130,7 @@ def evaluate_policies(
     for name, plan in plans.items():
         per_task = {}
         for t, (probs, programs) in plan.items():
-            rewards = np.array([cache.get(f"{keys[t]}:{hashlib.sha256(p.encode()).hexdigest()[:16]}") for p in programs])
+            rewards = np.array([cache.get(_outcome_key(keys[t], p)) for p in programs])
             per_task[t] = {"expected": float(probs @ rewards), "greedy": float(rewards[int(np.argmax(probs))])}
         out[name] = {
             "expected": float(np.mean([v["expected"] for v in per_task.values()])),

@@ -186,7 +186,7 @@ class GRPOTrainer:
         groups = [episodes[i : i + self.group_size] for i in range(0, len(episodes), self.group_size)]
         rewards = [[e.reward for e in g] for g in groups]
         centred = np.concatenate(group_advantages(rewards))
-        adv = np.concatenate(group_advantages(rewards, normalize=self.normalize == "group"))
+        adv = np.concatenate(group_advantages(rewards, normalize=True)) if self.normalize == "group" else centred
         anchor = np.array([bool(e.anchor) for e in episodes])
         mixed = any(e.anchor is not None for e in episodes)
         if mixed:

@@ -43,6 +43,12 @@ def _predict(world_model: WorldModelLike, context: dict, action: Any) -> Predict
     return Prediction(score=min(1.0, max(0.0, score)), cost_s=time.perf_counter() - t0)
 
 
+def _add_wm_cost(info: dict, seconds: float) -> None:
+    """Add world-model seconds to ``info["cost"]``, filling in the contract's keys."""
+    info["cost"] = {**_ZERO_COST, **(info.get("cost") or {})}
+    info["cost"]["wm_s"] += seconds
+
+
 def _check_world_model(world_model: Any) -> None:
     if not (hasattr(world_model, "predict") or callable(world_model)):
         raise TypeError(
@@ -131,8 +137,7 @@ class WorldModelWrapper(_PredictingWrapper):
         info = dict(info)
         info["real_score"] = info.get("score")
         info.update(reward_source="world_model", score=None, progress=pred.score)
-        info["cost"] = {**_ZERO_COST, **info.get("cost", {})}
-        info["cost"]["wm_s"] = info["cost"]["wm_s"] + pred.cost_s
+        _add_wm_cost(info, pred.cost_s)
         return obs, reward, terminated, truncated, info
 
 
@@ -340,8 +345,7 @@ class MixedRewardWrapper(_PredictingWrapper):
         pred = _predict(self.world_model, self._context, action)
         obs, reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
-        info["cost"] = {**_ZERO_COST, **info.get("cost", {})}
-        info["cost"]["wm_s"] = info["cost"]["wm_s"] + pred.cost_s
+        _add_wm_cost(info, pred.cost_s)
         real = float(reward) if (terminated or truncated) else None
         return self._finish(obs, float(reward), terminated, truncated, info, pred.score, real)
 
@@ -357,8 +361,7 @@ class MixedRewardWrapper(_PredictingWrapper):
         if self._s is None and (at_horizon or done):  # the episode's world-model score
             pred = self._predicted_progress(obs, info)
             self._s = pred.score
-            info["cost"] = {**_ZERO_COST, **info.get("cost", {})}
-            info["cost"]["wm_s"] = info["cost"]["wm_s"] + pred.cost_s
+            _add_wm_cost(info, pred.cost_s)
         info["progress"] = self._s
         wm_score = self._s if done else None
         if self._anchor:

@@ -122,7 +122,7 @@ class RewardMixer:
         centred = group_advantages(rewards, normalize=False)
         sample_anchor = np.concatenate([np.full(len(r), a) for r, a in zip(rewards, is_anchor)])
         weights = self.weighter.update(np.concatenate(centred), sample_anchor)
-        adv = group_advantages(rewards, normalize=self.normalize == "group", eps=self.eps)
+        adv = group_advantages(rewards, normalize=True, eps=self.eps) if self.normalize == "group" else centred
         advantages = [a * (weights.c_anchor if anc else weights.c_wm) for a, anc in zip(adv, is_anchor)]
 
         n_real = int(y_anchor.size)
