@@ -121,13 +121,16 @@ def test_interpreter_roots_cover_the_venv_without_usr():
     assert not any(a != b and a.is_relative_to(b) for a in roots for b in roots)
 
 
-def test_bwrap_args_mount_order(rundir):
-    a = bwrap_args(rundir, SMALL, [Path(sys.prefix)], [], info_fd=7)
-    assert a.index("/tmp") < a.index(sys.prefix) < a.index("/workspace") < a.index("/workspace/data")
+def test_bwrap_args_mount_order(rundir, tmp_path):
+    prefix = Path(sys.prefix)
+    a = bwrap_args(rundir, [(tmp_path, prefix)], tmp_path, [], info_fd=7, seccomp_fd=8)
+    assert a.index("/tmp") < a.index(str(prefix)) < a.index("/workspace") < a.index("/workspace/data")
+    assert a[a.index(str(prefix)) - 2 : a.index(str(prefix)) + 1] == ["--ro-bind", str(tmp_path), str(prefix)]
     assert a.index("--remount-ro") > a.index("/workspace/data")
     for flag in ("--unshare-all", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv"):
         assert flag in a
     assert a[a.index("--info-fd") + 1] == "7" and a[a.index("--block-fd") + 1] == "0"
+    assert a[a.index("--seccomp") + 1] == "8"
 
 
 def test_cgroup_limits_are_written_and_read_back():

@@ -26,8 +26,8 @@ class Limits:
         max_procs: processes/threads the run may hold at once.
         file_mb: largest single file the program may write (EFBIG past it); also the
             largest collected file.
-        workspace_mb: total bytes the program may leave in its workspace (and the size of
-            its private /tmp).
+        workspace_mb: total bytes the program may hold in its workspace, /tmp and /dev/shm
+            together (a size-limited mount where the harness may mount, else a watcher).
         output_bytes: stdout and stderr are each kept to this many bytes (head + tail).
         threads: BLAS/OpenMP threads the program is told to use, and the CPU quota (in
             cores) of its cgroup, so one program cannot starve concurrent ones.
@@ -110,6 +110,9 @@ class RunResult:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     leftover_procs: int = 0
+    host_uid: int | None = None  # the host user the program ran as (never 0 in bwrap)
+    seccomp: bool = False  # the syscall filter (``seccomp.py``) was installed for the program
+    workspace_limit: str = "watcher"  # "mount": kernel-enforced size; "watcher": polled usage
     files: dict[str, bytes] = field(default_factory=dict)
     error: str | None = None  # harness-side problem (backend failed to start, ...)
 

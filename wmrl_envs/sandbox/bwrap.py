@@ -1,10 +1,14 @@
-"""The default backend: bubblewrap namespaces plus cgroup limits.
+"""The default backend: bubblewrap namespaces, a seccomp filter, cgroup limits, and no host root.
 
 Every namespace is unshared (no network but a private loopback; a private pid space whose
-death takes every process with it) and creating nested user namespaces is disabled. The
-program sees a read-only ``/usr``, the interpreter and its venv read-only at their host paths,
-the task data read-only at ``/workspace/data``, a private size-capped ``/tmp`` and its writable
-workspace, and nothing else of the host: labels and other tasks are simply not there.
+death takes every process with it) and creating nested user namespaces is disabled. When the
+harness is root, bwrap runs as the unprivileged sandbox user (``identity.py``), so the program's
+uid maps onto that user: host files, ``/proc/sys`` and per-user kernel limits treat it as such.
+The seccomp filter (``seccomp.py``) closes keyrings, io_uring, bpf, ptrace, mounts and the other
+interfaces listed there. The program sees a read-only ``/usr``, the interpreter and its venv
+read-only at their host paths, the task data read-only at ``/workspace/data``, its writable
+workspace and private ``/tmp`` and ``/dev/shm`` (one size-limited file system: ``workspace.py``),
+and nothing else of the host: labels and other tasks are simply not there.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from . import hidden, procfs, program
+from . import hidden, identity, procfs, program, seccomp
 from .base import Executor, Job, Limits, MiB, RunResult
 from .supervise import supervise
 from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir, default_base
@@ -63,35 +68,37 @@ def _top_level_args() -> list[str]:
 
 def bwrap_args(
     rundir: RunDir,
-    limits: Limits,
-    binds: Sequence[Path],
+    binds: Sequence[tuple[Path, Path]],
+    data: Path,
     hide: Sequence[Path],
     info_fd: int | None,
-    replace: Sequence[tuple[Path, Path]] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """The bubblewrap options for one run (everything before ``--`` and the command)."""
+    """The bubblewrap options for one run (everything before ``--`` and the command).
+
+    ``binds`` are ``(host source, path inside)`` pairs, bound read-only in order (a source may be
+    a staged copy of the path it stands for; a later bind may replace part of an earlier one).
+    ``data`` is bound read-only at ``/workspace/data``, after the workspace it sits in.
+    """
     a = [bwrap_path() or "bwrap"]
     a += ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"]
     a += ["--new-session", "--cap-drop", "ALL", "--hostname", "sandbox"]
     a += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
     if info_fd is not None:
         a += ["--info-fd", str(info_fd)]
+    if seccomp_fd is not None:
+        a += ["--seccomp", str(seccomp_fd)]
     a += ["--block-fd", "0"]  # the supervisor's gate: wait on stdin until confined
-    # A tmpfs hides what was bound below it before, so /tmp comes before the binds.
     a += ["--ro-bind", "/usr", "/usr", *_top_level_args()]
     for f in _ETC:
         a += ["--ro-bind-try", f, f]
     a += ["--proc", "/proc", "--dev", "/dev"]
-    a += ["--size", str(limits.workspace_mb * MiB), "--tmpfs", "/tmp"]
-    a += ["--size", str(limits.workspace_mb * MiB), "--tmpfs", "/dev/shm"]
-    for b in binds:
-        a += ["--ro-bind", str(b), str(b)]
+    a += ["--bind", str(rundir.tmp), "/tmp", "--bind", str(rundir.shm), "/dev/shm"]
+    for src, dest in binds:
+        a += ["--ro-bind", str(src), str(dest)]
     a += ["--bind", str(rundir.workspace), SANDBOX_WORKSPACE]
-    data = rundir.data_dir or rundir.workspace / "data"
     a += ["--ro-bind", str(data), f"{SANDBOX_WORKSPACE}/data"]
     a += ["--ro-bind", str(rundir.program_dir), os.path.dirname(SANDBOX_PROGRAM)]
-    for copy, original in replace:
-        a += ["--ro-bind", str(copy), str(original)]
     for h in hide:
         a += ["--tmpfs", str(h)] if h.is_dir() else ["--ro-bind", "/dev/null", str(h)]
     a += ["--remount-ro", "/", "--chdir", SANDBOX_WORKSPACE, "--clearenv"]
@@ -105,9 +112,11 @@ class _BwrapLauncher:
 
     def __init__(self, options: functools.partial, env: Mapping[str, str], cmd: list[str]) -> None:
         self.options, self.env, self.cmd = options, env, cmd
+        self.seccomp_fd = seccomp.filter_fd()
+        self.pass_fds = () if self.seccomp_fd is None else (self.seccomp_fd,)
 
     def argv(self, info_fd: int | None) -> list[str]:
-        a = self.options(info_fd=info_fd)
+        a = self.options(info_fd=info_fd, seccomp_fd=self.seccomp_fd)
         for k, v in self.env.items():
             a += ["--setenv", k, v]
         return a + ["--", *self.cmd]
@@ -134,7 +143,7 @@ class BwrapExecutor(Executor):
         hide: extra host paths to mask inside the sandbox. Always masked: this project's
             packages, and the data files of the packages offline tasks are built from
             (``hidden.DATASET_PACKAGES``: those stay importable, their data is gone).
-        workdir: host folder for run directories (default: the system temp dir).
+        workdir: host folder for run directories (default: ``/dev/shm``, else the temp dir).
         use_cgroups: set False to force the rlimit + watcher fallback.
     """
 
@@ -157,28 +166,47 @@ class BwrapExecutor(Executor):
         if reason is not None:
             raise RuntimeError(f"bwrap backend unavailable: {reason}")
         self.python = python or sys.executable
-        self.binds = program.interpreter_roots(self.python)
+        self.roots = program.interpreter_roots(self.python)
+
         def visible(p: Path) -> bool:  # only what is bound inside needs masking
-            return p.exists() and any(p.is_relative_to(b) for b in self.binds)
+            return p.exists() and any(p.is_relative_to(b) for b in self.roots)
 
         self.hide = [h for h in (Path(x).resolve() for x in [*hidden.project_dirs(), *hide]) if visible(h)]
-        self.workdir = workdir
+        self.workdir = workdir or default_base() or tempfile.gettempdir()
         self.use_cgroups = use_cgroups
+        self.identity = identity.sandbox_identity()
+        if self.identity is not None and not identity.reachable(Path(self.workdir), self.identity):
+            raise ValueError(
+                f"the sandbox folder {self.workdir} is not reachable by the sandbox user "
+                f"{self.identity.name} (uid {self.identity.uid}): pass workdir= (or set "
+                "WMRL_SANDBOX_DIR to) a folder every user may traverse, e.g. /dev/shm or /var/tmp"
+            )
         data = [d for d in hidden.dataset_dirs() if visible(d)]
-        self._code_only = hidden.code_only_copies(data, base=workdir or default_base())
+        self._code_only = hidden.code_only_copies(data, base=self.workdir)
+
+    def _source(self, path: Path) -> Path:
+        """Where bwrap, running as the sandbox user, can find ``path`` (staged if it cannot reach it)."""
+        if self.identity is None:
+            return path
+        return identity.stage(self.workdir).path_for(path, self.identity)
+
+    def _binds(self) -> list[tuple[Path, Path]]:
+        return [(self._source(r), r) for r in self.roots] + list(self._code_only.binds)
 
     def run(self, job: Job) -> RunResult:
         limits = job.limits or self.limits
         result = RunResult(backend=self.name, isolation=self.isolation)
-        rundir = RunDir(job, self.workdir)
+        rundir = RunDir(job, self.workdir, owner=self.identity, limit_bytes=limits.workspace_mb * MiB)
         try:
             env = program.environment(limits, path=program.search_path(self.python), tmp="/tmp")
             cmd = program.command(job, self.python, SANDBOX_PROGRAM)
-            options = functools.partial(
-                bwrap_args, rundir, limits, self.binds, self.hide, replace=self._code_only.binds
-            )
+            data = self._source(rundir.data_dir) if rundir.data_dir else rundir.workspace / "data"
+            options = functools.partial(bwrap_args, rundir, self._binds(), data, self.hide)
             launcher = _BwrapLauncher(options, env, cmd)
-            supervise(launcher, {"PATH": "/usr/bin:/bin"}, None, limits, rundir, result, self.use_cgroups)
+            result.seccomp = launcher.seccomp_fd is not None
+            result.host_uid = self.identity.uid if self.identity else os.getuid()
+            result.workspace_limit = rundir.limit_kind
+            supervise(launcher, {"PATH": "/usr/bin:/bin"}, None, limits, rundir, result, self.use_cgroups, self.identity)
             result.files = rundir.collect(job.collect, limits.file_mb * MiB)
         finally:
             rundir.remove()

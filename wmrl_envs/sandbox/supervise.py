@@ -1,11 +1,12 @@
 """Start one confined process tree, watch it against its limits, kill it, and account for it.
 
 A backend supplies a ``Launcher``: the command line, and which of the started processes to
-confine. The command is started *gated*: it blocks reading its stdin until the supervisor has
-moved it into the run's cgroups and set its rlimits (with ``prlimit``, so no ``preexec_fn`` runs
-between fork and exec, which is unsafe in a threaded trainer). One ``poll`` loop then serves the
-output pipes, the process's pidfd and the watcher (wall clock, total CPU, workspace size, and
-memory where no cgroup limits it).
+confine. The command runs as the sandbox user when one is given, behind ``prlimit`` (which sets
+the rlimits on itself and execs, so no ``preexec_fn`` runs between fork and exec, which is
+unsafe in a threaded trainer), and is started *gated*: it blocks reading its stdin until the
+supervisor has moved it into the run's cgroups. One ``poll`` loop then serves the output pipes,
+the process's pidfd and the watcher (total CPU, workspace size, and memory where no cgroup limits
+it); the wall-clock kill comes from a timer thread, so no watcher pass can delay it.
 """
 
 from __future__ import annotations
@@ -15,25 +16,28 @@ import fcntl
 import json
 import math
 import os
-import resource
 import select
+import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from . import procfs
+from . import identity, procfs
 from .base import Limits, MiB, RunResult
 from .capture import HeadTail
 from .cgroups import RunCgroup
+from .identity import Identity
 from .workspace import RunDir
 
 WATCH_INTERVAL_S = 0.1
 CPU_GRACE_S = 0.25
 _PIPE_SIZE = 1 << 20
 _SETTLE_S = 2.0
+_PRLIMIT = shutil.which("prlimit") or "/usr/bin/prlimit"  # util-linux
 
 
 class Launcher(Protocol):
@@ -42,6 +46,7 @@ class Launcher(Protocol):
     wants_info: bool  # the command writes bwrap's ``--info-fd`` JSON to the fd passed to argv()
     exit_carries_signal: bool  # exit status 128+N means "the program died by signal N"
     leader_is_program: bool  # the started process execs the program (its rusage is the program's)
+    pass_fds: tuple[int, ...]  # fds the command inherits; the supervisor closes its copies at start
 
     def argv(self, info_fd: int | None) -> list[str]: ...
 
@@ -75,41 +80,52 @@ def supervise(
     rundir: RunDir,
     result: RunResult,
     use_cgroups: bool = True,
+    user: Identity | None = None,
 ) -> RunResult:
-    """Run the launcher's command under ``limits``; fill in and return ``result``."""
+    """Run the launcher's command under ``limits``, as ``user`` if given; fill in ``result``."""
     cg = RunCgroup.create(limits) if use_cgroups else None
     try:
-        return _supervise(launcher, env, cwd, limits, rundir, result, cg)
+        return _supervise(launcher, env, cwd, limits, rundir, result, cg, user)
     finally:
         if cg is not None:
             cg.remove()
 
 
-def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None) -> RunResult:
+def _spawn(launcher, env, cwd, limits, cg: RunCgroup | None, user: Identity | None, info_w: int | None):
+    argv = _rlimit_argv(limits, cg, user.uid if user is not None else os.getuid()) + launcher.argv(info_w)
+    fds = tuple(launcher.pass_fds) + ((info_w,) if info_w is not None else ())
+    drop = {"user": user.uid, "group": user.gid, "extra_groups": []} if user is not None else {}
+    identity.fresh_session_keyring()
+    try:
+        with cg.spawning() if cg is not None else contextlib.nullcontext():
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=fds,
+                start_new_session=True,
+                env=dict(env),
+                cwd=cwd,
+                **drop,
+            )
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None, user) -> RunResult:
     info_r = info_w = None
     if launcher.wants_info:
         info_r, info_w = os.pipe()
     start = time.monotonic()
     try:
-        with cg.spawning() if cg is not None else contextlib.nullcontext():
-            proc = subprocess.Popen(
-                launcher.argv(info_w),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=(info_w,) if info_w is not None else (),
-                start_new_session=True,
-                env=dict(env),
-                cwd=cwd,
-            )
+        proc = _spawn(launcher, env, cwd, limits, cg, user, info_w)
     except OSError as e:
         if info_r is not None:
             os.close(info_r)
         result.error = f"could not start the sandbox: {e}"
         return result
-    finally:
-        if info_w is not None:
-            os.close(info_w)
     out, err = HeadTail(limits.output_bytes), HeadTail(limits.output_bytes)
     info = _read_info(info_r, proc, timeout=limits.wall_s) if info_r is not None else {}
     confined = launcher.confine(proc.pid, info)
@@ -117,15 +133,16 @@ def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None)
     if tree is not None:
         tree.pipes = {os.fstat(f.fileno()).st_ino for f in (proc.stdout, proc.stderr)}
     watch = _Watch()
-    gate_error = _open_gate(proc, confined, limits, cg)
+    gate_error = _open_gate(proc, confined, cg)
     deadline = start + limits.wall_s
-    _loop(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, deadline, limits, rundir, cg, tree, watch)
+    with _deadline_kill(proc, cg, deadline, watch):
+        _loop(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, deadline, limits, rundir, cg, tree, watch)
     result.wall_s = time.monotonic() - start
     _, status, rusage = _kill_leader(proc)
     proc.returncode = os.waitstatus_to_exitcode(status)
     _kill_all(proc, cg, tree)
     _drain(proc, out, err)
-    _account(result, proc, launcher, cg, tree, watch, limits, out, err, gate_error)
+    _account(result, proc, launcher, cg, tree, watch, limits, rundir, out, err, gate_error)
     proc.stdout.close()
     proc.stderr.close()
     if cg is None and launcher.leader_is_program:
@@ -160,14 +177,35 @@ def _read_info(fd: int, proc: subprocess.Popen, timeout: float) -> dict:
     return {}
 
 
-def _open_gate(proc: subprocess.Popen, confined: list[int], limits: Limits, cg: RunCgroup | None) -> str | None:
+@contextlib.contextmanager
+def _deadline_kill(proc: subprocess.Popen, cg: RunCgroup | None, deadline: float, watch: _Watch):
+    """Kill the run at ``deadline`` from a timer thread, whatever the watcher is busy with."""
+
+    def fire() -> None:
+        watch.timed_out = True
+        if cg is not None:
+            cg.kill()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    timer = threading.Timer(max(deadline - time.monotonic(), 0.0), fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()
+
+
+def _open_gate(proc: subprocess.Popen, confined: list[int], cg: RunCgroup | None) -> str | None:
     """Confine, then let the program start; return why not, if it could not. On failure the
     whole group is killed first: closing the gate's pipe alone would let it run unconfined."""
     error = None
     try:
         if not confined:
             raise ProcessLookupError("it exited before reporting its process")
-        _confine(confined, limits, cg)
+        _confine(confined, cg)
         proc.stdin.write(b"go\n")
         proc.stdin.flush()
     except (OSError, ValueError) as e:
@@ -183,28 +221,28 @@ def _open_gate(proc: subprocess.Popen, confined: list[int], limits: Limits, cg: 
     return error
 
 
-def _confine(pids: list[int], limits: Limits, cg: RunCgroup | None) -> None:
+def _confine(pids: list[int], cg: RunCgroup | None) -> None:
+    if cg is not None:
+        for pid in pids:
+            cg.add(pid)
+
+
+def _rlimit_argv(limits: Limits, cg: RunCgroup | None, uid: int) -> list[str]:
+    """``prlimit`` in front of the command: it sets its own limits and execs, so the limits hold
+    for everything the command starts. (Setting them from outside on a process of another user
+    needs CAP_SYS_RESOURCE, which containers often drop.)"""
     cpu = math.ceil(limits.cpu_s)
-    fsize = limits.file_mb * MiB
-    rl = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_FSIZE, (fsize, fsize)),
-        (resource.RLIMIT_CORE, (0, 0)),
-    ]
+    argv = [_PRLIMIT, f"--cpu={cpu}:{cpu + 1}", f"--fsize={limits.file_mb * MiB}", "--core=0"]
     if cg is None or not cg.limits_pids:
         # RLIMIT_NPROC counts all processes of the uid, not of this run: allow what runs now.
-        mine = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owned(p))
-        rl.append((resource.RLIMIT_NPROC, (mine + limits.max_procs,) * 2))
-    for pid in pids:
-        if cg is not None:
-            cg.add(pid)
-        for which, value in rl:
-            resource.prlimit(pid, which, value)
+        mine = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owned(p, uid))
+        argv.append(f"--nproc={mine + limits.max_procs}")
+    return [*argv, "--"]
 
 
-def _owned(pid: str) -> bool:
+def _owned(pid: str, uid: int) -> bool:
     try:
-        return os.stat(f"/proc/{pid}").st_uid == os.getuid()
+        return os.stat(f"/proc/{pid}").st_uid == uid
     except OSError:
         return False
 
@@ -276,7 +314,8 @@ def _over_limits(limits: Limits, rundir: RunDir, cg, tree, watch: _Watch) -> boo
     # The CPU rlimit stops a single busy process first (SIGXCPU); this catches many processes.
     if watch.cpu_s >= limits.cpu_s + CPU_GRACE_S:
         watch.cpu_limit_hit = True
-    if rundir.usage_bytes() > limits.workspace_mb * MiB:
+    # A mounted run file system enforces its size itself (the program meets ENOSPC).
+    if not rundir.mounted and rundir.usage_bytes() > limits.workspace_mb * MiB:
         watch.workspace_limit_hit = True
     return watch.memory_limit_hit or watch.cpu_limit_hit or watch.workspace_limit_hit
 
@@ -334,7 +373,7 @@ def _drain(proc: subprocess.Popen, out: HeadTail, err: HeadTail) -> None:
                 del streams[fd]
 
 
-def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, out, err, gate_error) -> None:
+def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, rundir, out, err, gate_error) -> None:
     rc = proc.returncode
     if rc < 0:
         result.term_signal, result.exit_code = -rc, 128 - rc
@@ -346,7 +385,7 @@ def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, out, err, 
         detail = err.text().strip()[-2000:]
         result.error = f"the sandbox failed to start ({gate_error})" + (f": {detail}" if detail else "")
     result.timed_out = watch.timed_out
-    result.workspace_limit_hit = watch.workspace_limit_hit
+    result.workspace_limit_hit = watch.workspace_limit_hit or (rundir.mounted and rundir.full())
     if cg is not None:
         result.cpu_s = cg.cpu_s()
         result.peak_mem_bytes, result.peak_mem_source = cg.peak_memory()

@@ -1,40 +1,48 @@
-"""A run's host directory: the workspace the program writes, its program file, and safe copy-out.
+"""A run's host directory: the file system the program writes, its program file, and safe copy-out.
 
 Layout on the host (every backend maps it the same way)::
 
-    <run>/workspace/        the program's working directory (writable)
-    <run>/workspace/data/   mount point for Job.data_dir (read-only in the sandbox)
+    <run>/fs/               the run's own file system: a tmpfs of ``workspace_mb`` when the
+                            harness may mount (root), else a plain folder the watcher measures
+    <run>/fs/workspace/     the program's working directory (writable)
+    <run>/fs/workspace/data mount point for Job.data_dir (read-only in the sandbox)
+    <run>/fs/tmp, fs/shm    the program's /tmp and /dev/shm
     <run>/program/main.py   Job.code, read-only in the sandbox at PROGRAM_PATH
-    <run>/tmp/              private temp dir (backends without a tmpfs)
+
+With the tmpfs, the kernel enforces the byte limit on everything the program writes, files it
+unlinked but holds open and sparse files included, and its pages are charged to the run's
+memory cgroup; removing it is one unmount, whatever the program built inside.
 """
 
 from __future__ import annotations
 
 import errno
 import functools
+import logging
 import os
-import shutil
 import stat
 import tempfile
+import time
 from pathlib import Path
 
-from .base import Job
+from . import mounts, teardown
+from .base import Job, MiB
+from .identity import Identity
+
+log = logging.getLogger(__name__)
 
 # Where the program file appears inside bwrap and docker sandboxes.
 SANDBOX_WORKSPACE = "/workspace"
 SANDBOX_PROGRAM = "/sandbox/main.py"
 
-
 _PREFIX = "wmrl-run-"
+_DU_BUDGET_S = 0.5  # one watcher pass over a plain-folder workspace stops after this long
 
 
 @functools.cache
-def _sweep_once(base: str | os.PathLike | None) -> None:
-    """Remove run directories whose harness process died without removing them."""
-    for d in Path(base or tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
-        owner = d.name[len(_PREFIX) :].split("-")[0]
-        if owner.isdigit() and int(owner) != os.getpid() and not os.path.exists(f"/proc/{owner}"):
-            shutil.rmtree(d, ignore_errors=True)
+def _sweep_once(base: str) -> None:
+    """Remove run dirs, code-only copies and stages whose harness process died."""
+    teardown.sweep_dead(base)
 
 
 def default_base() -> str | None:
@@ -53,32 +61,76 @@ def default_base() -> str | None:
 
 
 class RunDir:
-    """Creates, measures, copies from and removes one run's directory."""
+    """Creates, measures, copies from and removes one run's directory.
 
-    def __init__(self, job: Job, base: str | os.PathLike | None = None) -> None:
+    Args:
+        job: the job (its code and data folder).
+        base: the folder run directories go in (default: :func:`default_base`).
+        owner: the host user the program runs as (its folders are chowned to it); None: this one.
+        limit_bytes: the byte limit of the run's file system; mounted as a tmpfs when possible.
+    """
+
+    def __init__(
+        self,
+        job: Job,
+        base: str | os.PathLike | None = None,
+        owner: Identity | None = None,
+        limit_bytes: int | None = None,
+    ) -> None:
         self.data_dir = Path(job.data_dir).resolve() if job.data_dir is not None else None
-        base = base or default_base()
+        base = str(base or default_base() or tempfile.gettempdir())
         _sweep_once(base)
         self.root = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=base))
-        self.workspace = self.root / "workspace"
-        self.tmp = self.root / "tmp"
-        self.program_dir = self.root / "program"
-        for d in (self.workspace, self.workspace / "data", self.tmp, self.program_dir):
+        os.chmod(self.root, 0o711)  # the sandbox user passes through, lists nothing
+        self.fs = self.root / "fs"
+        self.fs.mkdir()
+        self.limit_bytes = limit_bytes
+        self.mounted = bool(limit_bytes) and self._mount(owner)
+        self.workspace, self.tmp, self.shm = self.fs / "workspace", self.fs / "tmp", self.fs / "shm"
+        for d in (self.workspace, self.workspace / "data", self.tmp, self.shm):
             d.mkdir()
+            if owner is not None:
+                os.chown(d, owner.uid, owner.gid)
+        self.program_dir = self.root / "program"
+        self.program_dir.mkdir()
         self.program: Path | None = None
         if job.code is not None:
             self.program = self.program_dir / "main.py"
             self.program.write_text(job.code)
 
+    def _mount(self, owner: Identity | None) -> bool:
+        if not mounts.can_mount():
+            return False
+        uid, gid = (owner.uid, owner.gid) if owner else (os.getuid(), os.getgid())
+        try:
+            mounts.mount_tmpfs(self.fs, self.limit_bytes, uid, gid)
+        except OSError as e:
+            log.debug("sandbox: no size-limited mount for %s (%s); watching instead", self.fs, e)
+            return False
+        return True
+
+    @property
+    def limit_kind(self) -> str:
+        """``"mount"`` (the kernel enforces the byte limit) or ``"watcher"`` (the harness polls)."""
+        return "mount" if self.mounted else "watcher"
+
     def usage_bytes(self) -> int:
-        """Disk blocks the program holds in its workspace and temp dir (not following links)."""
-        return _du(self.workspace) + _du(self.tmp)
+        """Bytes the program holds in its workspace, /tmp and /dev/shm."""
+        if self.mounted:
+            st = os.statvfs(self.fs)
+            return (st.f_blocks - st.f_bfree) * st.f_frsize
+        return _du(self.fs, time.monotonic() + _DU_BUDGET_S)
+
+    def full(self) -> bool:
+        """Whether the program used its whole byte limit (it then met ENOSPC)."""
+        return self.limit_bytes is not None and self.usage_bytes() >= self.limit_bytes - MiB
 
     def collect(self, names: tuple[str, ...], max_bytes: int) -> dict[str, bytes]:
         """Regular files named in ``names`` (relative to the workspace), each at most ``max_bytes``.
 
         Symbolic links anywhere on the path are refused, so a program cannot make the harness
-        read a host file for it. Missing, oversized or non-regular files are left out.
+        read a host file for it. Missing, oversized (by ``st_size``, before any read) or
+        non-regular files are left out.
         """
         out: dict[str, bytes] = {}
         for name in names:
@@ -88,20 +140,19 @@ class RunDir:
         return out
 
     def remove(self) -> None:
-        def _retry(func, path, _exc):  # a program may leave directories without permissions
-            parent = os.path.dirname(path)
-            os.chmod(parent, stat.S_IRWXU)
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.chmod(path, stat.S_IRWXU)
-            func(path)
-
-        shutil.rmtree(self.root, onerror=_retry)
+        """Remove the run's directory; problems are logged, never raised."""
+        if self.mounted and not mounts.unmount(self.fs):
+            log.warning("sandbox: could not unmount %s", self.fs)
+        problem = teardown.remove_tree(self.root)
+        if problem:
+            log.warning("sandbox: could not remove %s: %s", self.root, problem)
 
 
-def _du(root: Path) -> int:
+def _du(root: Path, until: float) -> int:
+    """Disk blocks below ``root`` (not following links), counted until the clock reaches ``until``."""
     total = 0
     stack = [str(root)]
-    while stack:
+    while stack and time.monotonic() < until:
         try:
             entries = os.scandir(stack.pop())
         except OSError:
@@ -113,7 +164,7 @@ def _du(root: Path) -> int:
                 except OSError:
                     continue
                 total += st.st_blocks * 512
-                if stat.S_ISDIR(st.st_mode) and not os.path.ismount(e.path):
+                if stat.S_ISDIR(st.st_mode):
                     stack.append(e.path)
     return total
 

@@ -1,0 +1,160 @@
+"""The seccomp filter for sandboxed programs: a classic BPF program that bwrap's ``--seccomp`` loads.
+
+The program is an ordinary unprivileged Python process, so the filter allows by default and
+closes only the kernel interfaces an ML program never needs and that have a history of
+privilege escalation or of carrying data between runs. In BPF, top to bottom::
+
+    A = seccomp_data.arch;  if A != native arch: kill     # i386 `int 0x80` numbers differ
+    A = seccomp_data.nr;    if A >= 0x40000000: EPERM      # x86_64 only: the x32 ABI
+    if A in DENIED:         EPERM                          # keyrings, io_uring, bpf, mount, ...
+    if A == clone3:         ENOSYS                         # flags hide in memory: libc falls back to clone
+    if A in (clone, unshare) and args[0] & CLONE_NEWUSER:  EPERM
+    if A == personality and args[0] not in PERSONALITIES:  EPERM   # e.g. ADDR_NO_RANDOMIZE
+    if A == ioctl and args[1] in (TIOCSTI, TIOCLINUX):     EPERM   # typing into a terminal
+    allow
+
+Arguments are compared on their low 32 bits, which is exact: the kernel reads these four as
+``unsigned int`` (personality, ioctl's cmd) or keeps every flag in the low word (clone, unshare).
+Syscall numbers come from the tables below (x86_64 and aarch64, checked against libseccomp's
+resolver in the tests); on any other architecture :func:`filter_bytes` returns None and the
+sandbox runs without a filter, saying so in ``RunResult.seccomp``.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import platform
+import struct
+
+# Denied outright. Names missing from an architecture's table do not exist there.
+DENIED = (
+    # kernel keyrings: a channel between runs and a host-wide resource
+    "keyctl", "add_key", "request_key",
+    # large, young attack surfaces
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd", "bpf", "perf_event_open",
+    # other processes' memory
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    # the kernel itself
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "create_module", "get_kernel_syms", "query_module", "uselib",
+    # mounts and namespaces
+    "mount", "umount2", "pivot_root", "setns", "fsopen", "fsconfig", "fsmount", "fspick",
+    "move_mount", "open_tree", "mount_setattr", "open_by_handle_at", "name_to_handle_at",
+    # host-wide state
+    "swapon", "swapoff", "reboot", "syslog", "acct", "quotactl", "quotactl_fd", "lookup_dcookie",
+    "vhangup", "iopl", "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+    "sethostname", "setdomainname", "fanotify_init", "nfsservctl", "_sysctl", "ustat", "sysfs",
+)  # fmt: skip
+
+CLONE_NEWUSER = 0x10000000
+PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)  # PER_LINUX(32), UNAME26 variants, query
+TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+
+# Syscall numbers per architecture: (AUDIT_ARCH value, x32 bit or None, name -> number).
+_X86_64 = {
+    "keyctl": 250, "add_key": 248, "request_key": 249, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "userfaultfd": 323, "bpf": 321, "perf_event_open": 298, "ptrace": 101,
+    "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "pidfd_getfd": 438,
+    "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
+    "delete_module": 176, "create_module": 174, "get_kernel_syms": 177, "query_module": 178,
+    "uselib": 134, "mount": 165, "umount2": 166, "pivot_root": 155, "setns": 308, "fsopen": 430,
+    "fsconfig": 431, "fsmount": 432, "fspick": 433, "move_mount": 429, "open_tree": 428,
+    "mount_setattr": 442, "open_by_handle_at": 304, "name_to_handle_at": 303, "swapon": 167,
+    "swapoff": 168, "reboot": 169, "syslog": 103, "acct": 163, "quotactl": 179, "quotactl_fd": 443,
+    "lookup_dcookie": 212, "vhangup": 153, "iopl": 172, "ioperm": 173, "settimeofday": 164,
+    "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159, "sethostname": 170,
+    "setdomainname": 171, "fanotify_init": 300, "nfsservctl": 180, "_sysctl": 156, "ustat": 136,
+    "sysfs": 139, "clone": 56, "clone3": 435, "unshare": 272, "personality": 135, "ioctl": 16,
+}  # fmt: skip
+_AARCH64 = {
+    "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "userfaultfd": 282, "bpf": 280, "perf_event_open": 241, "ptrace": 117,
+    "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272, "pidfd_getfd": 438,
+    "kexec_load": 104, "kexec_file_load": 294, "init_module": 105, "finit_module": 273,
+    "delete_module": 106, "mount": 40, "umount2": 39, "pivot_root": 41, "setns": 268, "fsopen": 430,
+    "fsconfig": 431, "fsmount": 432, "fspick": 433, "move_mount": 429, "open_tree": 428,
+    "mount_setattr": 442, "open_by_handle_at": 265, "name_to_handle_at": 264, "swapon": 224,
+    "swapoff": 225, "reboot": 142, "syslog": 116, "acct": 89, "quotactl": 60, "quotactl_fd": 443,
+    "lookup_dcookie": 18, "vhangup": 58, "settimeofday": 170, "clock_settime": 112,
+    "clock_adjtime": 266, "adjtimex": 171, "sethostname": 161, "setdomainname": 162,
+    "fanotify_init": 262, "nfsservctl": 42, "clone": 220, "clone3": 435, "unshare": 97,
+    "personality": 92, "ioctl": 29,
+}  # fmt: skip
+ARCHES = {
+    "x86_64": (0xC000003E, 0x40000000, _X86_64),
+    "aarch64": (0xC00000B7, None, _AARCH64),
+}
+
+# Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
+_LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_ALLOW, _ERRNO, _KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
+_NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (low words, little endian)
+
+
+def _assemble(program: list[tuple]) -> bytes:
+    """``(op, k, jt, jf)`` tuples and ``"label"`` strings -> ``struct sock_filter`` array.
+
+    Jump targets are labels; a jump offset counts the instructions it skips."""
+    labels, code = {}, []
+    for item in program:
+        if isinstance(item, str):
+            labels[item] = len(code)
+        else:
+            code.append(item)
+    out = bytearray()
+    for i, (op, k, jt, jf) in enumerate(code):
+        offs = [0 if t is None else labels[t] - i - 1 for t in (jt, jf)]
+        if not all(0 <= o < 256 for o in offs):
+            raise ValueError(f"BPF jump out of range at instruction {i}: {offs}")
+        out += struct.pack("=HBBI", op, offs[0], offs[1], k)
+    return bytes(out)
+
+
+def program(arch: str) -> bytes:
+    """The filter for ``arch`` (a key of ``ARCHES``) as raw BPF instructions."""
+    audit_arch, x32_bit, nr = ARCHES[arch]
+    p: list = [(_LD_ABS, _ARCH, None, None), (_JEQ, audit_arch, None, "kill"), (_LD_ABS, _NR, None, None)]
+    if x32_bit is not None:
+        p.append((_JGE, x32_bit, "eperm", None))
+    p += [(_JEQ, nr[name], "eperm", None) for name in DENIED if name in nr]
+    p += [
+        (_JEQ, nr["clone3"], "enosys", None),
+        (_JEQ, nr["clone"], "flags", None),
+        (_JEQ, nr["unshare"], "flags", None),
+        (_JEQ, nr["personality"], "persona", None),
+        (_JEQ, nr["ioctl"], "ioctl", None),
+        (_RET, _ALLOW, None, None),
+        "flags", (_LD_ABS, _ARG0, None, None), (_JSET, CLONE_NEWUSER, "eperm", "allow"),
+        "persona", (_LD_ABS, _ARG0, None, None),
+        *[(_JEQ, v, "allow", None) for v in PERSONALITIES],
+        (_RET, _ERRNO | errno.EPERM, None, None),
+        "ioctl", (_LD_ABS, _ARG1, None, None),
+        (_JEQ, TIOCSTI, "eperm", None), (_JEQ, TIOCLINUX, "eperm", "allow"),
+        "allow", (_RET, _ALLOW, None, None),
+        "eperm", (_RET, _ERRNO | errno.EPERM, None, None),
+        "enosys", (_RET, _ERRNO | errno.ENOSYS, None, None),
+        "kill", (_RET, _KILL_PROCESS, None, None),
+    ]  # fmt: skip
+    return _assemble(p)
+
+
+@functools.cache
+def filter_bytes() -> bytes | None:
+    """This machine's filter, or None where the architecture has no table here."""
+    arch = platform.machine()
+    return program(arch) if arch in ARCHES else None
+
+
+def filter_fd() -> int | None:
+    """A readable fd holding the filter, for one bwrap run (bwrap reads it to the end and closes it)."""
+    data = filter_bytes()
+    if data is None:
+        return None
+    r, w = os.pipe()
+    try:
+        os.write(w, data)  # a few hundred bytes: far below the pipe's buffer
+    finally:
+        os.close(w)
+    return r

@@ -1,0 +1,139 @@
+"""Removing what runs leave behind: trees a hostile program built, and a dead harness's folders.
+
+A program controls the shape of its workspace: a chain thousands of folders deep (past Python's
+recursion limit and ``PATH_MAX``), a folder of a million entries, folders without permissions,
+sockets and FIFOs. :func:`remove_tree` walks any of these with one open folder at a time and no
+recursion, never opens anything but folders, never leaves the file system it started on, and
+never raises: it returns what it could not remove.
+
+Folders that belong to a harness are named ``<prefix><pid>-...``; :func:`sweep_dead` removes
+those whose harness process is gone (after detaching any mount left inside), one at a time, so
+one bad folder never stops the others.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from pathlib import Path
+
+from . import mounts
+
+log = logging.getLogger(__name__)
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+PREFIXES = ("wmrl-run-", "wmrl-code-only-", "wmrl-stage-")
+
+
+def remove_tree(root: str | os.PathLike) -> str | None:
+    """Remove ``root`` and everything below it. None if it is gone, else the first problem."""
+    root = Path(root)
+    try:
+        parent = os.open(root.parent, _DIR)
+    except OSError as e:
+        return None if not os.path.lexists(root) else f"cannot open {root.parent}: {e}"
+    try:
+        return _remove_below(parent, root.name)
+    except OSError as e:
+        return f"{root}: {e}"
+    finally:
+        os.close(parent)
+
+
+def _remove_below(parent: int, name: str) -> str | None:
+    try:
+        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        os.unlink(name, dir_fd=parent)
+        return None
+    fd = _open_dir(parent, name)
+    path: list[str] = []  # folder names from root down to fd's folder
+    stuck: set[tuple[int, int]] = set()  # folders that could not be entered or removed
+    problem = None
+    try:
+        while True:
+            sub = _clear_files(fd, st.st_dev, stuck)
+            if sub is None and not path:
+                break
+            if sub is not None:
+                try:
+                    child = _open_dir(fd, sub)
+                except OSError as e:
+                    stuck.add(_key(fd, sub))
+                    problem = problem or f"cannot enter {sub}: {e}"
+                    continue
+                os.close(fd)
+                fd, path = child, [*path, sub]
+                continue
+            up = os.open("..", _DIR, dir_fd=fd)
+            os.close(fd)
+            fd, done = up, path.pop()
+            try:
+                os.rmdir(done, dir_fd=fd)
+            except OSError as e:
+                stuck.add(_key(fd, done))
+                problem = problem or f"cannot remove {done}: {e}"
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)
+    return problem
+
+
+def _open_dir(parent: int, name: str) -> int:
+    try:
+        return os.open(name, _DIR, dir_fd=parent)
+    except PermissionError:  # a folder the program left without permissions (non-root harness)
+        os.chmod(name, stat.S_IRWXU, dir_fd=parent)
+        return os.open(name, _DIR, dir_fd=parent)
+
+
+def _key(fd: int, name: str) -> tuple[int, int]:
+    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+    return st.st_dev, st.st_ino
+
+
+def _clear_files(fd: int, dev: int, stuck: set[tuple[int, int]]) -> str | None:
+    """Unlink every non-folder in ``fd``; return one sub-folder to descend into, if any is left."""
+    with os.scandir(fd) as entries:
+        for e in entries:
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                try:
+                    os.unlink(e.name, dir_fd=fd)
+                except FileNotFoundError:
+                    pass
+            elif st.st_dev == dev and (st.st_dev, st.st_ino) not in stuck:
+                return e.name
+    return None
+
+
+def owner_alive(name: str, prefix: str) -> bool:
+    """Whether the harness whose pid follows ``prefix`` in ``name`` is still running."""
+    owner = name[len(prefix) :].split("-")[0]
+    return not owner.isdigit() or int(owner) == os.getpid() or os.path.exists(f"/proc/{owner}")
+
+
+def sweep_dead(base: str | os.PathLike) -> list[str]:
+    """Remove folders in ``base`` left by harnesses that died; return the problems met."""
+    problems = []
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return problems
+    for e in entries:
+        prefix = next((p for p in PREFIXES if e.name.startswith(p)), None)
+        if prefix is None or owner_alive(e.name, prefix):
+            continue
+        for point in mounts.mounts_below(Path(e.path)):
+            mounts.unmount(point)
+        problem = remove_tree(e.path)
+        if problem:
+            log.warning("sandbox: could not sweep %s left by a dead harness: %s", e.path, problem)
+            problems.append(problem)
+    return problems
