@@ -22,6 +22,7 @@ from typing import Any
 from . import program
 from .base import Executor, Job, Limits, MiB, RunResult
 from .capture import HeadTail
+from .identity import Identity
 from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,8 @@ log = logging.getLogger(__name__)
 DEFAULT_IMAGE = "wmrl-sandbox:latest"
 LABEL = "wmrl.sandbox"
 OWNER_LABEL = "wmrl.sandbox.owner"
-SANDBOX_USER = "65534:65534"
+CONTAINER_USER = Identity(65534, 65534, "nobody")  # without userns-remap: the same uid on the host
+SANDBOX_USER = f"{CONTAINER_USER.uid}:{CONTAINER_USER.gid}"
 POLL_S = 0.5
 _OWNER = f"{socket.gethostname()}:{os.getpid()}"
 
@@ -169,9 +171,10 @@ class DockerExecutor(Executor):
     def run(self, job: Job) -> RunResult:
         limits = job.limits or self.limits
         result = RunResult(backend=self.name, isolation=self.isolation)
-        rundir = RunDir(job, self.workdir)
+        rundir = RunDir(job, self.workdir, owner=CONTAINER_USER, limit_bytes=limits.workspace_mb * MiB)
+        result.host_uid, result.workspace_limit = CONTAINER_USER.uid, rundir.limit_kind
+        result.seccomp = True  # Docker's default profile: see docs/security.md
         try:
-            os.chmod(rundir.workspace, 0o777)  # written by the container's unprivileged user
             cmd = program.command(job, self.python, SANDBOX_PROGRAM)
             kwargs = container_kwargs(job, limits, rundir, uuid.uuid4().hex)
             start = time.monotonic()
@@ -195,6 +198,7 @@ class DockerExecutor(Executor):
                 result.term_signal = code - 128
             result.cpu_limit_hit = result.cpu_limit_hit or result.term_signal == 24  # SIGXCPU
             result.fsize_limit_hit = result.term_signal == 25 or "File too large" in result.stderr
+            result.workspace_limit_hit = result.workspace_limit_hit or (rundir.mounted and rundir.full())
             result.files = rundir.collect(job.collect, limits.file_mb * MiB)
         finally:
             rundir.remove()
@@ -213,7 +217,7 @@ class DockerExecutor(Executor):
                 pass
             if time.monotonic() >= deadline:
                 result.timed_out = True
-            elif rundir.usage_bytes() > limits.workspace_mb * MiB:
+            elif not rundir.mounted and rundir.usage_bytes() > limits.workspace_mb * MiB:
                 result.workspace_limit_hit = True
             else:
                 continue

@@ -1,0 +1,105 @@
+"""The seccomp filter's tables and program, checked against independent sources.
+
+The syscall numbers are checked against libseccomp's own resolver (the library every container
+runtime uses) and, for x86_64, against the kernel headers; the filter's effect on a real
+program is in ``test_hostile.py``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import re
+import struct
+from pathlib import Path
+
+import pytest
+
+from wmrl_envs.sandbox import seccomp
+
+
+def _libseccomp():
+    name = ctypes.util.find_library("seccomp")
+    if name is None:
+        pytest.skip("libseccomp is not installed (apt-get install libseccomp2)")
+    lib = ctypes.CDLL(name)
+    lib.seccomp_syscall_resolve_name_arch.argtypes = [ctypes.c_uint32, ctypes.c_char_p]
+    return lib
+
+
+@pytest.mark.parametrize("arch", list(seccomp.ARCHES))
+def test_syscall_numbers_match_libseccomp(arch):
+    lib = _libseccomp()
+    audit_arch, _, table = seccomp.ARCHES[arch]
+    for name, nr in table.items():
+        assert lib.seccomp_syscall_resolve_name_arch(audit_arch, name.encode()) == nr, name
+    # Every denied name that exists on this architecture is in its table.
+    for name in seccomp.DENIED:
+        if lib.seccomp_syscall_resolve_name_arch(audit_arch, name.encode()) >= 0:
+            assert name in table, f"{name} exists on {arch} but is missing from the table"
+
+
+def test_x86_64_numbers_match_the_kernel_headers():
+    header = Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h")
+    if not header.exists():
+        pytest.skip("no x86_64 kernel headers (apt-get install linux-libc-dev)")
+    defined = dict(re.findall(r"#define __NR_(\w+) (\d+)", header.read_text()))
+    table = seccomp.ARCHES["x86_64"][2]
+    assert {n: str(v) for n, v in table.items() if n in defined} == {n: defined[n] for n in table if n in defined}
+    assert len([n for n in table if n in defined]) >= len(table) - 2  # nfsservctl-era names may be gone
+
+
+def _decode(prog: bytes) -> list[tuple[int, int, int, int]]:
+    return [struct.unpack("=HBBI", prog[i : i + 8]) for i in range(0, len(prog), 8)]
+
+
+@pytest.mark.parametrize("arch", list(seccomp.ARCHES))
+def test_program_checks_the_architecture_first_and_ends_in_returns(arch):
+    ins = _decode(seccomp.program(arch))
+    audit_arch = seccomp.ARCHES[arch][0]
+    assert ins[0] == (0x20, 0, 0, 4)  # load seccomp_data.arch
+    op, jt, jf, k = ins[1]
+    assert (op, jt, k) == (0x15, 0, audit_arch)
+    assert ins[1 + 1 + jf] == (0x06, 0, 0, 0x80000000)  # wrong arch -> kill the process
+    for i, (op, jt, jf, _) in enumerate(ins):  # every jump lands inside the program
+        if op & 0x07 == 0x05:
+            assert i + 1 + max(jt, jf) < len(ins)
+    assert ins[-1][0] == 0x06
+
+
+def _run(prog: bytes, nr: int, arch: int, args=(0,) * 6) -> int:
+    """Interpret the classic-BPF subset the filter uses on one seccomp_data record."""
+    data = struct.pack("=iIQ6Q", nr, arch, 0, *args)
+    ins, pc, acc = _decode(prog), 0, 0
+    while True:
+        op, jt, jf, k = ins[pc]
+        if op == 0x20:
+            acc = struct.unpack_from("=I", data, k)[0]
+        elif op == 0x06:
+            return k
+        else:
+            taken = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[op]
+            pc += jt if taken else jf
+        pc += 1
+
+
+@pytest.mark.parametrize("arch", list(seccomp.ARCHES))
+def test_filter_decisions(arch):
+    prog = seccomp.program(arch)
+    audit_arch, x32, nr = seccomp.ARCHES[arch]
+    allow, eperm, enosys = 0x7FFF0000, 0x50001, 0x50026
+    for name in seccomp.DENIED:
+        if name in nr:
+            assert _run(prog, nr[name], audit_arch) == eperm, name
+    assert _run(prog, 0 if arch == "x86_64" else 63, audit_arch) == allow  # read
+    assert _run(prog, nr["clone3"], audit_arch) == enosys
+    assert _run(prog, nr["clone"], audit_arch, (0x01200011,) + (0,) * 5) == allow  # fork()'s flags
+    assert _run(prog, nr["clone"], audit_arch, (seccomp.CLONE_NEWUSER,) + (0,) * 5) == eperm
+    assert _run(prog, nr["unshare"], audit_arch, (seccomp.CLONE_NEWUSER,) + (0,) * 5) == eperm
+    assert _run(prog, nr["personality"], audit_arch, (0xFFFFFFFF,) + (0,) * 5) == allow
+    assert _run(prog, nr["personality"], audit_arch, (0x0040000,) + (0,) * 5) == eperm
+    assert _run(prog, nr["ioctl"], audit_arch, (1, seccomp.TIOCSTI, 0, 0, 0, 0)) == eperm
+    assert _run(prog, nr["ioctl"], audit_arch, (1, 0x5401, 0, 0, 0, 0)) == allow  # TCGETS
+    assert _run(prog, 11, 0x40000003) == 0x80000000  # an i386 syscall: kill
+    if x32 is not None:
+        assert _run(prog, x32 | nr["keyctl"], audit_arch) == eperm
