@@ -57,7 +57,17 @@ def test_collect_refuses_links_and_oversized_files(rundir, tmp_path):
     (ws / "big.csv").write_bytes(b"x" * 101)
     os.mkfifo(ws / "fifo.csv")  # must not block the harness
     names = ("ok.csv", "link.csv", "dirlink/host-secret.txt", "big.csv", "fifo.csv", "missing.csv")
-    assert rundir.collect(names, max_bytes=100) == {"ok.csv": b"id\n1\n"}
+    files, refused = rundir.collect(names, max_bytes=100)
+    assert files == {"ok.csv": b"id\n1\n"}
+    assert set(refused) == {"link.csv", "dirlink/host-secret.txt", "big.csv", "fifo.csv"}
+    assert refused["big.csv"] == "101 bytes, over the limit of 100" and refused["fifo.csv"] == "not a regular file"
+
+
+def test_collect_checks_st_size_before_reading_a_sparse_file(rundir):
+    with open(rundir.workspace / "sparse.csv", "wb") as f:
+        f.truncate(500 << 20)  # 500 MB, no blocks
+    files, refused = rundir.collect(("sparse.csv",), max_bytes=1 << 20)
+    assert files == {} and refused == {"sparse.csv": f"{500 << 20} bytes, over the limit of {1 << 20}"}
 
 
 def test_workspace_usage_counts_blocks(rundir):

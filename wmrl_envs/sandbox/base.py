@@ -55,7 +55,8 @@ class Job:
 
     The program's working directory is a fresh workspace holding ``data/`` (``data_dir``
     mounted read-only). After the run, the files named in ``collect`` (relative to the
-    workspace) are copied out, each size-checked, into ``RunResult.files``.
+    workspace) are copied out into ``RunResult.files``, each size-checked by ``st_size`` against
+    ``collect_max_bytes`` before it is read; files left out are named in ``RunResult.refused``.
     """
 
     code: str | None = None
@@ -64,6 +65,7 @@ class Job:
     collect: tuple[str, ...] = ("submission.csv",)
     limits: Limits | None = None  # None: the executor's limits
     name: str = "job"
+    collect_max_bytes: int | None = None  # largest file copied out (None: limits.file_mb)
 
     def __post_init__(self) -> None:
         if (self.code is None) == (self.argv is None):
@@ -76,10 +78,19 @@ class Job:
             raise ValueError(
                 f"Job.data_dir {str(self.data_dir)!r} is not a directory: pass the task's public folder"
             )
+        if self.collect_max_bytes is not None and not (
+            isinstance(self.collect_max_bytes, int) and self.collect_max_bytes > 0
+        ):
+            raise ValueError(f"Job.collect_max_bytes must be a positive int, got {self.collect_max_bytes!r}")
         for name in self.collect:
             parts = PurePosixPath(name).parts
             if not parts or parts[0] == "/" or ".." in parts:
                 raise ValueError(f"Job.collect entry {name!r} must be a relative path inside the workspace")
+
+    def collect_bytes(self, limits: Limits) -> int:
+        """The largest file copied out under ``limits``."""
+        cap = limits.file_mb * MiB
+        return min(cap, self.collect_max_bytes) if self.collect_max_bytes else cap
 
 
 @dataclass
@@ -114,6 +125,7 @@ class RunResult:
     seccomp: bool = False  # the syscall filter (``seccomp.py``) was installed for the program
     workspace_limit: str = "watcher"  # "mount": kernel-enforced size; "watcher": polled usage
     files: dict[str, bytes] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)  # collected name -> why it was left out
     error: str | None = None  # harness-side problem (backend failed to start, ...)
 
     @property

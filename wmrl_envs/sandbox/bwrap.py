@@ -207,7 +207,7 @@ class BwrapExecutor(Executor):
             result.host_uid = self.identity.uid if self.identity else os.getuid()
             result.workspace_limit = rundir.limit_kind
             supervise(launcher, {"PATH": "/usr/bin:/bin"}, None, limits, rundir, result, self.use_cgroups, self.identity)
-            result.files = rundir.collect(job.collect, limits.file_mb * MiB)
+            result.files, result.refused = rundir.collect(job.collect, job.collect_bytes(limits))
         finally:
             rundir.remove()
         return result

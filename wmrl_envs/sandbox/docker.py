@@ -199,7 +199,7 @@ class DockerExecutor(Executor):
             result.cpu_limit_hit = result.cpu_limit_hit or result.term_signal == 24  # SIGXCPU
             result.fsize_limit_hit = result.term_signal == 25 or "File too large" in result.stderr
             result.workspace_limit_hit = result.workspace_limit_hit or (rundir.mounted and rundir.full())
-            result.files = rundir.collect(job.collect, limits.file_mb * MiB)
+            result.files, result.refused = rundir.collect(job.collect, job.collect_bytes(limits))
         finally:
             rundir.remove()
         return result

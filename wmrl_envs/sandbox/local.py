@@ -79,7 +79,7 @@ class LocalExecutor(Executor):
             cmd = program.command(job, self.python, str(rundir.program))
             result.host_uid, result.workspace_limit = os.getuid(), rundir.limit_kind
             supervise(_LocalLauncher(cmd), env, str(rundir.workspace), limits, rundir, result, self.use_cgroups)
-            result.files = rundir.collect(job.collect, limits.file_mb * MiB)
+            result.files, result.refused = rundir.collect(job.collect, job.collect_bytes(limits))
         finally:
             rundir.remove()
         return result

@@ -125,19 +125,22 @@ class RunDir:
         """Whether the program used its whole byte limit (it then met ENOSPC)."""
         return self.limit_bytes is not None and self.usage_bytes() >= self.limit_bytes - MiB
 
-    def collect(self, names: tuple[str, ...], max_bytes: int) -> dict[str, bytes]:
+    def collect(self, names: tuple[str, ...], max_bytes: int) -> tuple[dict[str, bytes], dict[str, str]]:
         """Regular files named in ``names`` (relative to the workspace), each at most ``max_bytes``.
 
+        Returns ``(files, refused)``: the contents, and why each other name was left out.
         Symbolic links anywhere on the path are refused, so a program cannot make the harness
-        read a host file for it. Missing, oversized (by ``st_size``, before any read) or
-        non-regular files are left out.
+        read a host file for it; sizes are checked by ``st_size`` before any byte is read.
         """
-        out: dict[str, bytes] = {}
+        files: dict[str, bytes] = {}
+        refused: dict[str, str] = {}
         for name in names:
-            data = _read_beneath(self.workspace, name, max_bytes)
+            data, why = _read_beneath(self.workspace, name, max_bytes)
             if data is not None:
-                out[name] = data
-        return out
+                files[name] = data
+            elif why is not None:
+                refused[name] = why
+        return files, refused
 
     def remove(self) -> None:
         """Remove the run's directory; problems are logged, never raised."""
@@ -169,7 +172,8 @@ def _du(root: Path, until: float) -> int:
     return total
 
 
-def _read_beneath(root: Path, name: str, max_bytes: int) -> bytes | None:
+def _read_beneath(root: Path, name: str, max_bytes: int) -> tuple[bytes | None, str | None]:
+    """``(contents, None)``, or ``(None, why)``; ``(None, None)`` if the file does not exist."""
     parts = Path(name).parts  # validated by Job: relative, no ".."
     nofollow = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(root, nofollow | os.O_DIRECTORY)
@@ -182,14 +186,18 @@ def _read_beneath(root: Path, name: str, max_bytes: int) -> bytes | None:
         os.close(fd)
         fd = nxt
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
-            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None, "not a regular file"
+        if st.st_size > max_bytes:
+            return None, f"{st.st_size} bytes, over the limit of {max_bytes}"
         with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(max_bytes + 1)
-        return data if len(data) <= max_bytes else None
+        return (data, None) if len(data) <= max_bytes else (None, f"over the limit of {max_bytes} bytes")
     except OSError as e:
-        if e.errno in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.EACCES, errno.ENXIO):
-            return None
-        raise
+        if e.errno == errno.ENOENT:
+            return None, None
+        if e.errno in (errno.ELOOP, errno.ENOTDIR, errno.EACCES, errno.ENXIO, errno.EMLINK):
+            return None, "a symbolic link or unreadable path"
+        return None, f"unreadable ({os.strerror(e.errno)})"
     finally:
         os.close(fd)
