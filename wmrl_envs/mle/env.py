@@ -274,6 +274,7 @@ class MLEEnv(gym.Env[str, str]):
             collect=("submission.csv",),
             limits=limits,
             name=task.id,
+            collect_max_bytes=task.max_submission_bytes,  # checked by st_size before any read
         )
         result = self.executor.run(job)
         if result.error is not None:
@@ -282,7 +283,7 @@ class MLEEnv(gym.Env[str, str]):
             why = "the program did not finish cleanly (see the run line and stderr)"
             return Outcome("run_failed", phase, why, result=result)
         try:
-            score = task.grade(result.files.get("submission.csv"))
+            score = task.grade(result.files.get("submission.csv"), result.refused.get("submission.csv"))
         except InvalidSubmission as e:
             return Outcome("invalid_submission", phase, str(e), result=result)
         # Without a validation split, non-final turns only check the format: the test score stays hidden.

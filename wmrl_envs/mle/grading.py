@@ -1,12 +1,19 @@
 """Grading a ``submission.csv`` against hidden answers, with messages a program's author can act on.
 
-Every problem with a submission raises :class:`InvalidSubmission` whose text says what was
-expected; nothing else escapes :func:`grade`.
+A submission is written by the program being trained, so it is parsed as hostile input: its size is
+capped per task (:func:`submission_cap`), binary and non-UTF-8 files are refused, the header is read
+first and refused when wider than the task allows, and one strict CSV reader parses the rows up to a
+row cap, so the work is linear in a bounded size. Every problem raises :class:`InvalidSubmission`,
+whose one-line text says what was expected; nothing else escapes :func:`grade`.
 """
 
 from __future__ import annotations
 
+import codecs
+import csv
 import io
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,11 +21,30 @@ import pandas as pd
 
 from wmrl_envs.mle.metrics import Metric
 
-MAX_SUBMISSION_BYTES = 64 << 20
+SIZE_FACTOR = 32
+"""A submission may be this many times its task's sample submission: the sample's shortest values
+("0") rewritten at full float precision ("%.18e", 25 characters with the comma) still fit, with room
+for quoting and CRLF line ends."""
+MIN_SIZE_CAP = 1 << 20  # and at least 1 MiB, for tasks with tiny samples
+COLUMN_SLACK = 8  # header columns beyond the expected ones that are still read (to name them)
+ROW_SLACK = 100  # rows beyond the expected ones that are still read (to count them)
+SHOWN_CHARS = 40  # echoed names and ids are cut to this many characters
 
 
 class InvalidSubmission(ValueError):
     """The submission cannot be scored; the message says why and what was expected."""
+
+
+def submission_cap(sample: bytes) -> int:
+    """The largest submission accepted for a task with this sample submission, in bytes."""
+    return max(MIN_SIZE_CAP, SIZE_FACTOR * len(sample))
+
+
+def shown(values: Iterable, limit: int = 3) -> str:
+    """Submission-controlled values for a message: the first ``limit``, each cut short and escaped."""
+    items = [str(v) for v in values]
+    cut = [repr(v[:SHOWN_CHARS] + "..." if len(v) > SHOWN_CHARS else v) for v in items[:limit]]
+    return "[" + ", ".join(cut + (["..."] if len(items) > limit else [])) + "]"
 
 
 def canonical(values: pd.Series) -> np.ndarray:
@@ -33,20 +59,90 @@ def canonical(values: pd.Series) -> np.ndarray:
     return text.to_numpy(dtype=object)
 
 
-def read_csv_text(data: bytes, what: str = "submission.csv") -> pd.DataFrame:
-    """Parse CSV bytes with every column as text (``NaN`` for empty cells)."""
+def _text(data: bytes, what: str) -> io.TextIOWrapper:
+    """``data`` as a UTF-8 text stream (a BOM is dropped); UTF-16 and binary files are refused."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InvalidSubmission(
+            f"{what} is not a valid UTF-8 CSV file: it is UTF-16 text; write it as UTF-8 (to_csv's default)"
+        )
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InvalidSubmission(
+            f"{what} is not a valid UTF-8 CSV file: it holds a NUL byte at offset {nul} (binary or "
+            "UTF-16?); write it with DataFrame.to_csv"
+        )
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+
+
+def _header(row: list[str], what: str, expected: list[str] | None) -> list[str]:
+    """Column names of the header ``row``; refused when repeated or far wider than ``expected``."""
+    names = [c.strip() for c in row]
+    if expected is not None and len(names) > len(expected) + COLUMN_SLACK:
+        raise InvalidSubmission(
+            f"the header of {what} has {len(names)} columns; expected {len(expected)}: {','.join(expected)}"
+        )
+    repeated = [n for n, k in Counter(names).items() if k > 1]
+    if repeated:
+        raise InvalidSubmission(
+            f"the header of {what} repeats the column name(s) {shown(repeated)}"
+        )
+    return names
+
+
+def _rows(
+    data: bytes, what: str, expected: list[str] | None, expected_rows: int | None
+) -> tuple[list[str], list[list[str]]]:
+    """The header and data rows of ``data``: blank lines skipped, every row as wide as the header."""
+    reader = csv.reader(_text(data, what), skipinitialspace=True, strict=True)
+    max_rows = None if expected_rows is None else expected_rows + ROW_SLACK
+    header: list[str] | None = None
+    rows: list[list[str]] = []
     try:
-        df = pd.read_csv(io.BytesIO(data), dtype=str, skipinitialspace=True)
-    except pd.errors.EmptyDataError:
+        for row in reader:
+            if len(row) <= 1 and not "".join(row).strip():
+                continue
+            if header is None:
+                header = _header(row, what, expected)
+            elif len(row) != len(header):
+                raise InvalidSubmission(
+                    f"line {reader.line_num} of {what} has {len(row)} fields but the header has "
+                    f"{len(header)}; write one value per column on every row"
+                )
+            elif max_rows is not None and len(rows) == max_rows:
+                raise InvalidSubmission(
+                    f"wrong row count: expected {expected_rows} rows (one per row of test.csv), "
+                    f"got more than {max_rows}"
+                )
+            else:
+                rows.append(row)
+    except csv.Error as e:
         raise InvalidSubmission(
-            f"{what} is empty; write a header row and one row per test id"
+            f"{what} is not valid CSV at line {reader.line_num} ({e}); write it with DataFrame.to_csv"
         ) from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
+    except UnicodeDecodeError as e:
         raise InvalidSubmission(
-            f"{what} is not a valid UTF-8 CSV file ({str(e).splitlines()[0][:200]})"
+            f"{what} is not a valid UTF-8 CSV file: it holds the byte 0x{e.object[e.start]:02x} "
+            "(latin-1 or binary?); write it with encoding='utf-8'"
         ) from None
-    df.columns = [str(c).strip() for c in df.columns]
-    return df
+    if header is None:
+        raise InvalidSubmission(f"{what} is empty; write a header row and one row per test id")
+    return header, rows
+
+
+def read_csv_text(
+    data: bytes,
+    what: str = "submission.csv",
+    expected: list[str] | None = None,
+    expected_rows: int | None = None,
+) -> pd.DataFrame:
+    """Parse CSV bytes with every cell as text (``NaN`` for empty cells).
+
+    With ``expected`` columns and ``expected_rows``, a header more than ``COLUMN_SLACK`` columns
+    wider, or more than ``ROW_SLACK`` extra rows, is refused as soon as it is read.
+    """
+    header, rows = _rows(data, what, expected, expected_rows)
+    df = pd.DataFrame(rows, columns=header, dtype=object)
+    return df.mask(df == "")
 
 
 @dataclass(frozen=True)
@@ -140,11 +236,12 @@ def score_frame(sub: pd.DataFrame, answers: Answers) -> float:
     if list(sub.columns) != expected and set(sub.columns) != set(expected):
         missing = [c for c in expected if c not in sub.columns]
         extra = [c for c in sub.columns if c not in expected]
-        hint = " (write it with index=False)" if any(c.startswith("Unnamed") for c in extra) else ""
+        index = any(c == "" or c.startswith("Unnamed") for c in extra)
         raise InvalidSubmission(
-            f"wrong columns: expected {expected}, got {list(sub.columns)[:20]}"
+            f"wrong columns: expected {expected}, got {shown(sub.columns, 10)}"
             + (f"; missing {missing}" if missing else "")
-            + (f"; unexpected {extra[:10]}{hint}" if extra else "")
+            + (f"; unexpected {shown(extra)}" if extra else "")
+            + (" (write it with index=False)" if index else "")
         )
     if len(sub) != len(answers):
         raise InvalidSubmission(
@@ -158,35 +255,53 @@ def score_frame(sub: pd.DataFrame, answers: Answers) -> float:
     if ids.has_duplicates:
         dup = ids[ids.duplicated()].unique()
         raise InvalidSubmission(
-            f"{len(dup)} duplicated id(s) in {answers.id_column!r}, e.g. {list(dup[:3])}"
+            f"{len(dup)} duplicated id(s) in {answers.id_column!r}, e.g. {shown(dup)}"
         )
     order = ids.get_indexer(answers.ids)
     if (order < 0).any():
         unknown = ids.difference(pd.Index(answers.ids))
         raise InvalidSubmission(
             f"ids do not match test.csv: {int((order < 0).sum())} test id(s) missing, "
-            f"{len(unknown)} unknown id(s) such as {list(unknown[:3])}"
+            f"{len(unknown)} unknown id(s) such as {shown(unknown)}"
         )
     pred = _predictions(sub.iloc[order].reset_index(drop=True), answers)
-    if answers.metric.kind == "value":
-        return float(
-            np.mean(
-                [answers.metric(answers.y_true[:, j], pred[:, j]) for j in range(pred.shape[1])]
+    metric = answers.metric
+    try:
+        if metric.kind == "value":
+            score = np.mean(
+                [metric(answers.y_true[:, j], pred[:, j]) for j in range(pred.shape[1])]
             )
+        else:
+            score = metric(answers.y_true, pred)
+    except ValueError as e:
+        raise InvalidSubmission(f"{metric.name} cannot score these predictions ({e})") from None
+    if not np.isfinite(score):
+        raise InvalidSubmission(
+            f"the predictions make {metric.name} {score}; predict values on the target's scale"
         )
-    return float(answers.metric(answers.y_true, pred))
+    return float(score)
 
 
-def grade(data: bytes | None, answers: Answers, max_bytes: int = MAX_SUBMISSION_BYTES) -> float:
-    """Score submission bytes (``None``: no file) against ``answers``; raises :class:`InvalidSubmission`."""
+def grade(data: bytes | None, answers: Answers, max_bytes: int, refused: str | None = None) -> float:
+    """Score submission bytes (``None``: no file) against ``answers``; raises :class:`InvalidSubmission`.
+
+    ``max_bytes`` is the task's :func:`submission_cap`; ``refused`` is why the sandbox did not
+    copy the file out (``RunResult.refused``), if it did not.
+    """
+    expected = [answers.id_column, *answers.columns]
+    if data is None and refused is not None:
+        raise InvalidSubmission(
+            f"submission.csv was not read ({refused}); this task accepts at most "
+            f"{max_bytes / 2**20:.1f} MiB, a regular file of {len(answers)} rows with columns {expected}"
+        )
     if data is None:
         raise InvalidSubmission(
-            "no submission.csv was written; save predictions for data/test.csv to ./submission.csv "
-            f"with columns {[answers.id_column, *answers.columns]}"
+            "no submission.csv was written as a regular file (links, FIFOs and directories are "
+            f"refused); save predictions for data/test.csv to ./submission.csv with columns {expected}"
         )
     if len(data) > max_bytes:
         raise InvalidSubmission(
-            f"submission.csv is {len(data) / 2**20:.1f} MiB, over the {max_bytes / 2**20:.0f} MiB limit; "
-            f"it should hold {len(answers)} rows"
+            f"submission.csv is {len(data) / 2**20:.1f} MiB, over the {max_bytes / 2**20:.1f} MiB limit "
+            f"of this task; it should hold {len(answers)} rows"
         )
-    return score_frame(read_csv_text(data), answers)
+    return score_frame(read_csv_text(data, expected=expected, expected_rows=len(answers)), answers)

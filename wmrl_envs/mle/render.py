@@ -1,7 +1,16 @@
-"""Text the agent reads: the task page with the data schema, and the feedback on each run."""
+"""Text the agent reads: the task page with the data schema, and the feedback on each run.
+
+Everything a program controls (its stdout and stderr, and the submission values and header names
+that error messages echo) passes through :func:`sanitize` before it reaches an observation, and
+program output is fenced by lines holding a fresh random nonce, so it cannot pose as the env's own
+status, score and reward lines.
+"""
 
 from __future__ import annotations
 
+import re
+import secrets
+import unicodedata
 from dataclasses import dataclass
 
 import pandas as pd
@@ -12,6 +21,17 @@ from wmrl_envs.sandbox import Limits, RunResult
 _HEAD_ROWS = 3
 _HEAD_COLS = 12
 _TAIL_CHARS = 1500
+
+_NEWLINE = re.compile(r"\r\n?")
+_ESCAPE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
+    r"|(?:\x1b[\]P^_X]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"  # OSC, DCS, SOS, PM, APC
+    r"|\x1b[ -/]*[0-~]"  # the other escapes (character sets, keypad modes, ...)
+)
+_NOT_PLAIN = re.compile(r"[^\t\n -~]")  # anything but tab, newline and printable ASCII
+# Unicode categories dropped: controls, format (bidi, zero-width), surrogates, private, unassigned,
+# line and paragraph separators.
+_DROPPED = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 
 
 def _schema(task: Task) -> str:
@@ -93,8 +113,25 @@ class Outcome:
     result: RunResult | None = None
 
 
-def _tail(text: str) -> str:
-    return text if len(text) <= _TAIL_CHARS else "..." + text[-_TAIL_CHARS:]
+def sanitize(text: str | bytes, oneline: bool = False) -> str:
+    """Program-controlled text made safe to show: UTF-8 decoded (invalid bytes become U+FFFD),
+    line ends made ``\\n``, terminal escape sequences, control, bidi and invisible characters
+    dropped; with ``oneline`` newlines and tabs become spaces."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    text = _ESCAPE.sub("", _NEWLINE.sub("\n", text))
+    text = _NOT_PLAIN.sub(lambda m: "" if unicodedata.category(m[0]) in _DROPPED else m[0], text)
+    return re.sub(r"[\n\t]", " ", text) if oneline else text
+
+
+def _fenced(name: str, text: str, nonce: str) -> list[str]:
+    """The tail of program output between lines that hold ``nonce``, which the program cannot know."""
+    body = sanitize(text).strip("\n")
+    if not body.strip():
+        return []
+    tail = body if len(body) <= _TAIL_CHARS else "..." + body[-_TAIL_CHARS:]
+    end = f">>>{nonce} end of {name}"
+    return [f"<<<{nonce} {name} of the program (its tail), up to the line {end!r}", tail, end]
 
 
 def run_summary(r: RunResult, limits: Limits) -> str:
@@ -131,8 +168,11 @@ def feedback_text(
         "check": "format checked only (no validation split here; the test score comes at the last turn)",
     }[outcome.phase]
     lines = [f"Turn {turn} of {max_turns}: {where}."]
-    if outcome.result is not None:
-        lines.append(run_summary(outcome.result, limits))
+    r = outcome.result
+    if r is not None:
+        nonce = secrets.token_hex(16)
+        lines += [run_summary(r, limits), *_fenced("stdout", r.stdout, nonce)]
+        lines += _fenced("stderr", r.stderr, nonce)
     if outcome.status == "ok":
         if outcome.score is None:
             lines.append("Submission: valid.")
@@ -142,11 +182,6 @@ def feedback_text(
                 f"{label} ({metric.name}, {'higher' if metric.higher_is_better else 'lower'} is better): {outcome.score:.6g}"
             )
     else:
-        lines.append(f"Error ({outcome.status.replace('_', ' ')}): {outcome.message}")
-    lines += extra
-    r = outcome.result
-    if r is not None:
-        for name, text in (("stdout", r.stdout), ("stderr", r.stderr)):
-            if text.strip():
-                lines += [f"--- {name} (tail) ---", _tail(text.rstrip())]
-    return "\n".join(lines)
+        message = sanitize(outcome.message, oneline=True)
+        lines.append(f"Error ({outcome.status.replace('_', ' ')}): {message}")
+    return "\n".join(lines + extra)

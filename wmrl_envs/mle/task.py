@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from wmrl_envs.mle.grading import Answers, grade, read_csv_text
+from wmrl_envs.mle.grading import Answers, grade, read_csv_text, submission_cap
 from wmrl_envs.mle.leaderboard import Leaderboard
 from wmrl_envs.mle.metrics import Metric
 from wmrl_envs.world_models.base import FileSchema, TaskContext
@@ -79,7 +79,7 @@ class Task:
     @property
     def max_submission_bytes(self) -> int:
         """Submissions far larger than the sample are refused before parsing."""
-        return 100 * len(self.sample_bytes) + (1 << 20)
+        return submission_cap(self.sample_bytes)
 
     @cached_property
     def answers(self) -> Answers:
@@ -93,9 +93,11 @@ class Task:
                 f"task {self.id}: cannot read answers {self.answers_path}: {e}"
             ) from None
 
-    def grade(self, data: bytes | None) -> float:
-        """Score submission bytes on the private test; raises ``InvalidSubmission``."""
-        return grade(data, self.answers, self.max_submission_bytes)
+    def grade(self, data: bytes | None, refused: str | None = None) -> float:
+        """Score submission bytes on the private test; raises ``InvalidSubmission``.
+
+        ``refused``: why the sandbox left the file out, if it did (``RunResult.refused``)."""
+        return grade(data, self.answers, self.max_submission_bytes, refused)
 
     @cached_property
     def boards(self) -> list[Leaderboard]:
