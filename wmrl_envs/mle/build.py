@@ -3,18 +3,25 @@
 The layout follows MLE-Dojo's prepared competitions::
 
     public/   train.csv, test.csv (no target), sample_submission.csv, description.md
-    private/  test_answer.csv (never given to a sandbox)
+    private/  test_answer.csv, id_secret.hex (never given to a sandbox)
 
 A validation split for multi-turn episodes is carved from ``public/train.csv`` in the same
 layout (:func:`carve_dev`), for any suite whose train.csv holds the targets.
 
-The same spec and seed give byte-identical files. Builds land in the user's cache dir and are
+Ids are a permutation keyed by a secret drawn per build and kept in ``private/``; rows are
+sorted by id. Which source rows are test rows follows from the public ``split_seed`` (unchanged
+since the first build, so the committed boards score the same rows); see :func:`split_task`.
+The same spec and secret give byte-identical files. Builds land in the user's cache dir and are
 written to a temporary folder first, so concurrent builders (vector envs) never see half a task.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import math
 import os
+import secrets
 import shutil
 import tempfile
 from pathlib import Path
@@ -30,6 +37,7 @@ from wmrl_envs.mle.spec import TaskSpec
 from wmrl_envs.mle.task import Task
 
 _DONE = ".complete"
+SECRET_FILE = "id_secret.hex"  # in private/: the key of the task's ids
 
 
 def cache_dir() -> Path:
@@ -40,30 +48,61 @@ def cache_dir() -> Path:
 
 
 def task_dir(spec: TaskSpec, root: str | Path | None = None) -> Path:
-    """Where ``spec`` is built: one folder per task and config fingerprint."""
+    """Where ``spec`` is built: one folder per task and fingerprint (config and ``BUILD_VERSION``)."""
     suite = spec.folder.parent.name
     return Path(root or cache_dir() / "mle") / suite / f"{spec.id}-{spec.fingerprint}"
 
 
-def prepare_frame(spec: TaskSpec) -> pd.DataFrame:
-    """The source frame, cleaned, capped to ``max_rows`` and given a shuffled ``id`` column."""
+def clean_source(spec: TaskSpec) -> pd.DataFrame:
+    """The source frame in source order: dropped columns, only rows with a target, 0/1 binaries."""
     df = load_source(spec.source).drop(columns=list(spec.drop_columns))
     if spec.target not in df.columns:
         raise ValueError(f"{spec.id}: target {spec.target!r} is not a column of the source data")
     df = df[df[spec.target].notna()].reset_index(drop=True)
     if spec.task_type == "binary":
         df[spec.target] = (df[spec.target].astype(str) == str(spec.positive_class)).astype(np.int64)
+    return df
+
+
+def public_order(spec: TaskSpec, n_source: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(kept, order)``: the source rows kept under ``max_rows`` and the order the split sees.
+
+    Both follow from the public ``split_seed`` alone (they fix which rows are test rows, as in
+    every build so far); anyone can recompute them, so they never become ids or row order.
+    """
     rng = np.random.default_rng(spec.split_seed)
-    if len(df) > spec.max_rows:
-        df = df.iloc[np.sort(rng.choice(len(df), spec.max_rows, replace=False))].reset_index(
-            drop=True
-        )
-    df.insert(0, spec.id_column, rng.permutation(len(df)) + 1)
+    kept = np.arange(n_source)
+    if n_source > spec.max_rows:
+        kept = np.sort(rng.choice(n_source, spec.max_rows, replace=False))
+    return kept, np.argsort(rng.permutation(len(kept)))
+
+
+def secret_ids(secret: bytes, task_id: str, n: int) -> np.ndarray:
+    """Ids ``1..n`` of rows ``0..n-1``: a permutation keyed by ``secret`` (HMAC-SHA256 ranks)."""
+    keys = [hmac.new(secret, f"{task_id}:{i}".encode(), hashlib.sha256).digest() for i in range(n)]
+    ids = np.empty(n, dtype=np.int64)
+    ids[sorted(range(n), key=keys.__getitem__)] = np.arange(1, n + 1)
+    return ids
+
+
+def split_task(spec: TaskSpec, secret: bytes) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(train, test)`` with secret ids, each sorted by id.
+
+    Which rows are test rows depends only on the public ``split_seed``; ids and row order depend
+    only on ``secret``, so they say nothing about the source order (often sorted by the label).
+    """
+    df = clean_source(spec)
+    kept, order = public_order(spec, len(df))
+    df = df.iloc[kept].reset_index(drop=True)
+    df.insert(0, spec.id_column, secret_ids(secret, spec.id, len(df)))
     features = [c for c in df.columns if c not in (spec.id_column, spec.target)]
-    # Rows in id order: the source's row order (often sorted by date or label) carries no signal.
-    return df[[spec.id_column, *features, spec.target]].sort_values(
-        spec.id_column, ignore_index=True
-    )
+    df = df.iloc[order].reset_index(drop=True)[[spec.id_column, *features, spec.target]]
+    train, test = _split(df, spec.target, spec.task_type, spec.test_fraction, spec.split_seed)
+    return _by_id(train, spec.id_column), _by_id(test, spec.id_column)
+
+
+def _by_id(df: pd.DataFrame, id_column: str) -> pd.DataFrame:
+    return df.sort_values(id_column, ignore_index=True)
 
 
 def _split(
@@ -107,7 +146,8 @@ def submission_frames(
         sample[spec.target] = y_train.mode().sort_values().iloc[0]
         answers[spec.target] = y_test
     else:
-        sample[spec.target] = float(y_train.median() if spec.metric == "mae" else y_train.mean())
+        mean = math.fsum(y_train) / len(y_train)  # exactly rounded: the same in any row order
+        sample[spec.target] = float(y_train.median()) if spec.metric == "mae" else mean
         answers[spec.target] = y_test
     return sample, answers
 
@@ -135,13 +175,16 @@ def _atomic_build(dest: Path, write) -> Path:
     return dest
 
 
-def build_task(spec: TaskSpec, root: str | Path | None = None) -> Path:
-    """Build ``spec`` under the cache (no-op when already built); returns the task folder."""
+def build_task(spec: TaskSpec, root: str | Path | None = None, secret: bytes | None = None) -> Path:
+    """Build ``spec`` under the cache (no-op when already built); returns the task folder.
+
+    ``secret`` keys the ids (default: a fresh one); it is kept in ``private/`` and the same
+    secret gives byte-identical files.
+    """
+    secret = secrets.token_bytes(32) if secret is None else secret
 
     def write(tmp: Path) -> None:
-        train, test = _split(
-            prepare_frame(spec), spec.target, spec.task_type, spec.test_fraction, spec.split_seed
-        )
+        train, test = split_task(spec, secret)
         sample, truth = submission_frames(spec, train, test)
         public, private = tmp / "public", tmp / "private"
         public.mkdir()
@@ -151,6 +194,7 @@ def build_task(spec: TaskSpec, root: str | Path | None = None) -> Path:
         _write_csv(sample, public / "sample_submission.csv")
         (public / "description.md").write_text(spec.description)
         _write_csv(truth, private / "test_answer.csv")
+        (private / SECRET_FILE).write_text(secret.hex() + "\n")
 
     return _atomic_build(task_dir(spec, root), write)
 

@@ -1,10 +1,10 @@
 """Reference solutions that populate the offline leaderboards, from trivial to tuned ensembles.
 
 The population runs in-process (it is our own trusted code) on a task's public train/test files
-and is scored by the same grader as agents. Recipe and seed fully determine every entry, so
-``wmrl build-leaderboards`` reproduces the committed boards. Two probes that are not on the board,
-a default RandomForest and a default linear model, measure how hard each board is.
-"""
+and is scored by the same grader as agents. Recipe and seed fully determine every entry: rows are
+read in content order, so a build's secret ids and row order change nothing and
+``wmrl build-leaderboards`` gives the same boards on every build. Two probes that are not on the
+board, a default RandomForest and a default linear model, measure how hard each board is."""
 
 from __future__ import annotations
 
@@ -96,10 +96,21 @@ def _engineer(
     return X, X_test
 
 
+def _by_content(df: pd.DataFrame, id_column: str) -> pd.DataFrame:
+    """``df`` in an order set by each row's content, not by the build's secret ids."""
+    content = pd.util.hash_pandas_object(df.drop(columns=id_column), index=False).to_numpy()
+    return df.iloc[np.argsort(content, kind="stable")].reset_index(drop=True)
+
+
 def load_data(task: Task) -> Data:
-    """Read ``task``'s public files; the target is the spec's target column."""
-    train = pd.read_csv(task.public_dir / "train.csv", low_memory=False)
-    test = pd.read_csv(task.public_dir / "test.csv", low_memory=False)
+    """Read ``task``'s public files; the target is the spec's target column.
+
+    Rows are put in content order, so every entry is the same on any build of the task.
+    """
+    train = _by_content(
+        pd.read_csv(task.public_dir / "train.csv", low_memory=False), task.id_column
+    )
+    test = _by_content(pd.read_csv(task.public_dir / "test.csv", low_memory=False), task.id_column)
     X, X_test = _engineer(train, test, [c for c in test.columns if c != task.id_column])
     numeric = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c])]
     categorical = [c for c in X.columns if c not in numeric]
