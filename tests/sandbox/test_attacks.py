@@ -250,9 +250,11 @@ def check_allocate_watched(r: RunResult, c: Ctx) -> None:
 
 @pytest.mark.parametrize("name", [*FALLBACK, "allocate"])
 def test_attack_without_cgroups(name, ctx):
+    """A harness that may neither write cgroups nor mount: rlimits and the watcher hold."""
     bwrap_or_skip()
-    ex = make_executor("bwrap", limits=SMALL, use_cgroups=False)
+    ex = make_executor("bwrap", limits=SMALL, use_cgroups=False, use_mounts=False)
     r = ex.run(make_job(name, ctx))
+    assert r.workspace_limit == "watcher"
     FALLBACK.get(name, check_allocate_watched)(r, ctx)
     assert_nothing_left(r, ctx)
 

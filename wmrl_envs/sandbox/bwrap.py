@@ -145,6 +145,8 @@ class BwrapExecutor(Executor):
             (``hidden.DATASET_PACKAGES``: those stay importable, their data is gone).
         workdir: host folder for run directories (default: ``/dev/shm``, else the temp dir).
         use_cgroups: set False to force the rlimit + watcher fallback.
+        use_mounts: set False to force the watcher for the byte limit (as a harness that may
+            not mount gets).
     """
 
     name = "bwrap"
@@ -160,6 +162,7 @@ class BwrapExecutor(Executor):
         hide: Sequence[str | os.PathLike] = (),
         workdir: str | os.PathLike | None = None,
         use_cgroups: bool = True,
+        use_mounts: bool = True,
     ) -> None:
         super().__init__(limits, workers)
         reason = probe()
@@ -173,7 +176,7 @@ class BwrapExecutor(Executor):
 
         self.hide = [h for h in (Path(x).resolve() for x in [*hidden.project_dirs(), *hide]) if visible(h)]
         self.workdir = workdir or default_base() or tempfile.gettempdir()
-        self.use_cgroups = use_cgroups
+        self.use_cgroups, self.use_mounts = use_cgroups, use_mounts
         self.identity = identity.sandbox_identity()
         if self.identity is not None and not identity.reachable(Path(self.workdir), self.identity):
             raise ValueError(
@@ -196,7 +199,8 @@ class BwrapExecutor(Executor):
     def run(self, job: Job) -> RunResult:
         limits = job.limits or self.limits
         result = RunResult(backend=self.name, isolation=self.isolation)
-        rundir = RunDir(job, self.workdir, owner=self.identity, limit_bytes=limits.workspace_mb * MiB)
+        size = limits.workspace_mb * MiB if self.use_mounts else None
+        rundir = RunDir(job, self.workdir, owner=self.identity, limit_bytes=size)
         try:
             env = program.environment(limits, path=program.search_path(self.python), tmp="/tmp")
             cmd = program.command(job, self.python, SANDBOX_PROGRAM)
