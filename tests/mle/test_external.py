@@ -47,9 +47,23 @@ def make_dsbench(root, eval_source=None):
     """Two tasks in DSBench's data_modeling layout: RMSLE (lower is better) and AUC."""
     rng = np.random.default_rng(1)
     base = root / "data"
-    scripts = {
-        "bike": "import numpy as np\ndef rmsle(p, a):\n    return np.sqrt(np.mean((np.log(p + 1) - np.log(a + 1)) ** 2))\n",
-        "churn": "from sklearn.metrics import roc_auc_score\nperformance = roc_auc_score(a, b)\n",
+    cli = (
+        "import argparse, os\nimport numpy as np, pandas as pd\n{imports}\n"
+        "p = argparse.ArgumentParser()\n"
+        "for a in ('--answer_file', '--predict_file', '--path', '--name'):\n    p.add_argument(a)\n"
+        "args = p.parse_args()\n"
+        "a = pd.read_csv(args.answer_file).iloc[:, 1].to_numpy()\n"
+        "b = pd.read_csv(args.predict_file).iloc[:, 1].to_numpy()\n"
+        "performance = {score}\n"
+        "os.makedirs(os.path.join(args.path, args.name), exist_ok=True)\n"
+        "open(os.path.join(args.path, args.name, 'result.txt'), 'w').write(str(performance))\n"
+    )
+    scripts = {  # DSBench's CLI form, rows compared by position
+        "bike": cli.format(
+            imports="def rmsle(p, a):\n    return np.sqrt(np.mean((np.log(p + 1) - np.log(a + 1)) ** 2))",
+            score="rmsle(b, a)",
+        ),
+        "churn": cli.format(imports="from sklearn.metrics import roc_auc_score", score="roc_auc_score(a, b)"),
     }
     for name, target in (("bike", "count"), ("churn", "Exited")):
         x = rng.normal(size=120)
@@ -118,10 +132,12 @@ def test_mledojo_folder_is_graded_on_both_boards(tmp_path):
     assert fake.jobs[-1].data_dir == comp / "public"
 
 
-def test_mledojo_folder_without_boards_needs_another_reward_mode(tmp_path):
+def test_mledojo_folder_without_boards_is_paid_by_rpg_unless_a_board_mode_is_asked(tmp_path):
     make_mledojo(tmp_path / "comps", boards=False)
+    env = gym.make("WMRL/MLEDojo-v0", suite=str(tmp_path / "comps"), executor=FakeExecutor())
+    assert env.unwrapped.reward_mode == "rpg"
     with pytest.raises(ValueError, match="needs leaderboards"):
-        gym.make("WMRL/MLEDojo-v0", suite=str(tmp_path / "comps"), executor=FakeExecutor())
+        gym.make("WMRL/MLEDojo-v0", suite=str(tmp_path / "comps"), executor=FakeExecutor(), reward_mode="percentile")
 
 
 def test_dsbench_folder_rpg(tmp_path):
@@ -166,22 +182,24 @@ def test_dsbench_rpg_for_a_lower_is_better_metric(tmp_path):
     assert reward == pytest.approx((p - b) / (0.0 - b)) and 0.0 < reward < 1.0
 
 
-def test_dsbench_folder_errors_name_task_and_path(tmp_path):
-    root = make_dsbench(tmp_path / "bad-metric", eval_source="print('nothing')")
-    with pytest.raises(ValueError, match=r"task bike: no metric found .*bike_eval\.py"):
-        gym.make("WMRL/DSBench-v0", suite=str(root), executor=FakeExecutor())
+def test_dsbench_folder_problems_stay_with_their_task(tmp_path):
+    root = make_dsbench(tmp_path / "silent-script", eval_source="print('nothing')")
+    env = gym.make("WMRL/DSBench-v0", suite=str(root), executor=FakeExecutor({"x": lambda d: b"id,count\n"}))
+    env.reset(options={"task_id": "bike"})
+    _, reward, _, _, info = env.step("x")  # the script runs and writes no result: invalid, no exception
+    assert reward == 0.0 and info["status"] == "invalid_submission" and "no result.txt" in info["feedback"]
     root = make_dsbench(tmp_path / "missing-answers")
     (root / "data" / "answers" / "churn" / "test_answer.csv").unlink()
-    with pytest.raises(
-        ValueError, match=r"task churn: required file .*answers/churn/test_answer\.csv is missing"
-    ):
-        gym.make("WMRL/DSBench-v0", suite=str(root), executor=FakeExecutor())
+    with pytest.warns(RuntimeWarning, match="task churn skipped"):
+        env = gym.make("WMRL/DSBench-v0", suite=str(root), executor=FakeExecutor())
+    assert env.unwrapped.task_ids == ["bike"]
+    assert "answers/churn/test_answer.csv is missing" in env.unwrapped.problems["churn"]
     root = make_dsbench(tmp_path / "unknown-metric")
-    (root / "data" / "data_resplit" / "bike" / "metric.txt").write_text("quadratic_kappa")
-    with pytest.raises(
-        ValueError, match=r"task bike \(.*metric\.txt\): unknown metric 'quadratic_kappa'"
-    ):
-        gym.make("WMRL/DSBench-v0", suite=str(root), executor=FakeExecutor())
+    with pytest.warns(RuntimeWarning, match="task bike skipped: unknown metric 'quadratic_kappa'"):
+        env = gym.make(
+            "WMRL/DSBench-v0", suite=str(root), executor=FakeExecutor(), metrics={"bike": "quadratic_kappa"}
+        )
+    assert env.unwrapped.task_ids == ["churn"]
 
 
 def test_mledojo_folder_multi_turn_carves_a_validation_split(tmp_path):

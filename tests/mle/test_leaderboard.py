@@ -28,11 +28,15 @@ def test_position_for_lower_is_better():
 def test_percentile_interpolates_between_entries():
     board = Leaderboard.from_scores([0.6, 0.7, 0.8, 0.9], higher_is_better=True)
     assert board.percentile(0.5) == 0.0
-    assert board.percentile(0.7) == pytest.approx(0.5)
-    assert board.percentile(0.75) == pytest.approx(0.625)
+    assert board.percentile(0.6) == pytest.approx(0.125)  # ties count half: (0 + 0.5) / 4
+    assert board.percentile(0.7) == pytest.approx(0.375)
+    assert board.percentile(0.75) == pytest.approx(0.5)
+    assert board.percentile(0.9) == pytest.approx(0.875)
     assert board.percentile(1.0) == 1.0
     low = Leaderboard.from_scores([1.0, 2.0, 3.0, 4.0], higher_is_better=False)
-    assert low.percentile(2.5) == pytest.approx(0.625)
+    assert low.percentile(2.5) == pytest.approx(0.5)
+    tied = Leaderboard.from_scores([0.5, 0.5, 0.9, 0.9], higher_is_better=True)
+    assert tied.percentile(0.5) == pytest.approx(0.25) and tied.percentile(0.9) == pytest.approx(0.75)
 
 
 def test_percentile_is_monotone_and_bounded():
@@ -74,3 +78,4 @@ def test_board_csv_round_trip_and_column_choice():
     assert again.teams == ("a", "b", "c") and list(again.scores) == [0.9, 0.7, 0.5]
     mledojo = Leaderboard.read(io.StringIO("rank,whatever\n1,0.3\n2,0.2\n"), False)  # second column
     assert list(mledojo.scores) == [0.2, 0.3]
+

@@ -1,6 +1,8 @@
 """``wmrl build-leaderboards``: score the reference population and write the committed boards.
 
-For every task it writes ``leaderboard.csv`` into the task's spec folder and, per suite,
+Every board holds the task's sample submission and the reference entries that beat it (a real
+board has no entry that loses to the sample: its floor is the sample, whose percentile rank is
+then 0.5/N). For every task it writes ``leaderboard.csv`` into the task's spec folder and, per suite,
 ``baselines.json`` and ``BASELINES.md`` with the percentile a default RandomForest and a default
 linear model reach on the board (probes that are not on the board themselves).
 """
@@ -28,6 +30,8 @@ from wmrl_envs.mle.spec import SUITES, list_specs
 from wmrl_envs.mle.suites import spec_task
 from wmrl_envs.mle.task import Task
 
+SAMPLE_TEAM = "sample-submission"  # scored as the task's own sample_submission.csv
+
 
 def build_task_board(
     task: Task, seed: int = 0, progress: tqdm | None = None
@@ -35,16 +39,19 @@ def build_task_board(
     """The task's board and a summary row with the two probes' scores and percentiles."""
     d = load_data(task)
     pop = Population(d, seed)
+    b, g = task.baseline_score, task.perfect_score
     teams, scores = [], []
     for team, thunk in pop.entries():
-        teams.append(team)
-        scores.append(grade_output(d, thunk()))
+        score = b if team == SAMPLE_TEAM else grade_output(d, thunk())
+        # Like a real board: nobody who submits loses to the sample submission.
+        if team == SAMPLE_TEAM or task.metric.better(score, b):
+            teams.append(team)
+            scores.append(score)
         if progress is not None:
             progress.set_postfix_str(f"{task.id}: {team}")
             progress.update()
     board = Leaderboard.from_scores(scores, task.metric.higher_is_better, teams)
     board = Leaderboard.read(io.StringIO(board.to_csv()), task.metric.higher_is_better)  # as stored
-    b, g = task.baseline_score, task.perfect_score
     row = {
         "task": task.id,
         "metric": task.metric.name,

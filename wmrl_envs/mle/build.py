@@ -200,24 +200,28 @@ def build_task(spec: TaskSpec, root: str | Path | None = None, secret: bytes | N
 
 
 def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42) -> Path:
-    """Carve a validation split from ``task``'s ``train.csv`` into ``dest`` (built once).
+    """Carve a validation split from ``task``'s train file into ``dest`` (built once).
 
-    ``dest/public`` mirrors the public layout (train, test without targets, sample submission,
-    description) and ``dest/private/test_answer.csv`` holds the held-out targets in the
-    submission format. Raises ``ValueError`` when train.csv lacks the targets.
+    ``dest/public`` mirrors the task's public folder under the same file names (train file, test
+    file without targets, sample submission, and every other data file linked as it is) and
+    ``dest/private/test_answer.csv`` holds the held-out targets in the submission format.
+    Raises ``ValueError`` when there is no train file with the targets.
     """
+    train_name, test_name = task.train_file, task.test_file
+    if train_name is None or test_name is None:
+        raise ValueError(f"task {task.id}: no train and test file to carve a validation split from")
 
     def write(tmp: Path) -> None:
-        train = pd.read_csv(task.public_dir / "train.csv", low_memory=False)
+        train = pd.read_csv(task.public_dir / train_name, low_memory=False)
         cols, target = task.prediction_columns, task.target
         if task.id_column not in train.columns:
-            raise ValueError(f"train.csv has no {task.id_column!r} column")
+            raise ValueError(f"{train_name} has no {task.id_column!r} column")
         if all(c in train.columns for c in cols):
             drop = cols
         elif target in train.columns and task.metric.kind == "proba" and len(cols) > 1:
             drop = [target]
         else:
-            raise ValueError(f"train.csv lacks the target column(s) {cols}")
+            raise ValueError(f"{train_name} lacks the target column(s) {cols}")
         label = target if target in train.columns else (cols[0] if len(cols) == 1 else None)
         fit, held = _split(train, label, task.task_type, fraction, seed)
         truth = held[[task.id_column]].copy()
@@ -230,13 +234,28 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42) -> 
         public, private = tmp / "public", tmp / "private"
         public.mkdir()
         private.mkdir()
-        _write_csv(fit, public / "train.csv")
-        _write_csv(held.drop(columns=drop), public / "test.csv")
-        _write_csv(sample, public / "sample_submission.csv")
+        link_tree(task.public_dir, public, {train_name, test_name, task.sample_name})
+        _write_csv(fit, public / train_name)
+        _write_csv(held.drop(columns=drop), public / test_name)
+        _write_csv(sample, public / task.sample_name)
         (public / "description.md").write_text(task.description)
         _write_csv(truth, private / "test_answer.csv")
 
     return _atomic_build(dest, write)
+
+
+def link_tree(src: Path, dest: Path, skip: set[str] = frozenset()) -> None:
+    """Hard-link (or copy, across file systems) every file of ``src`` not in ``skip`` into ``dest``."""
+    for path in sorted(p for p in src.rglob("*") if p.is_file()):
+        name = path.relative_to(src).as_posix()
+        if name in skip:
+            continue
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path.resolve(), target)
+        except OSError:
+            shutil.copy2(path, target)
 
 
 def build_suite(

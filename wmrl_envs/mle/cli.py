@@ -16,30 +16,39 @@ def _tasks(args: argparse.Namespace) -> int:
             (s.id, s.split, s.task_type, s.metric, s.name)
             for s in list_specs(args.suite, args.split)
         ]
+        problems = {}
     else:
-        from wmrl_envs.mle.suites import load_tasks
+        import warnings
 
-        tasks = load_tasks(args.suite, "all", metrics=None, progress=False)
-        rows = [(t.id, t.suite, t.task_type, t.metric.name, t.name) for t in tasks.values()]
+        from wmrl_envs.mle.suites import load_suite
+
+        with warnings.catch_warnings():  # the problems are printed below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            suite = load_suite(args.suite, progress=False, mledojo=args.mledojo, alignment=args.alignment)
+        rows = [(t.id, t.suite, t.task_type, t.metric.name, t.name) for t in suite.tasks.values()]
+        problems = suite.problems
     width = max((len(r[0]) for r in rows), default=4)
-    print(f"{'task':<{width}}  {'split':<8} {'type':<10} {'metric':<9} name")
+    print(f"{'task':<{width}}  {'split':<9} {'type':<10} {'metric':<9} name")
     for r in rows:
-        print(f"{r[0]:<{width}}  {r[1]:<8} {r[2]:<10} {r[3]:<9} {r[4]}")
+        print(f"{r[0]:<{width}}  {r[1]:<9} {r[2]:<10} {r[3]:<9} {r[4]}")
     print(f"{len(rows)} task(s)")
+    if problems:
+        print(f"\n{len(problems)} task(s) cannot be loaded or graded:")
+        for task_id, why in problems.items():
+            print(f"  {task_id}: {why}")
     return 0
 
 
 def _run_code(args: argparse.Namespace) -> int:
-    from wmrl_envs.mle.env import DSBenchEnv, MLEDojoEnv
-
     code = Path(args.file).read_text()
-    cls = DSBenchEnv if args.suite == "dsbench" else MLEDojoEnv
-    env = cls(
+    env = _env_class(args.suite)(
         suite=args.suite,
         split="all",
         tasks=[args.task],
         reward_mode=args.reward_mode,
         executor=args.executor,
+        mledojo=args.mledojo,
+        alignment=args.alignment,
     )
     try:
         _, info = env.reset(options={"task_id": args.task})
@@ -57,11 +66,22 @@ def _run_code(args: argparse.Namespace) -> int:
         "position": info.get("position"),
         "medal": info.get("medal"),
         "rpg": info.get("rpg"),
+        "alignment": info.get("alignment"),
         "feedback": info["feedback"],
         "run": run.to_dict() if run is not None else None,
     }
     print(json.dumps(out, indent=2))
     return 0 if info["status"] == "ok" else 1
+
+
+def _env_class(suite: str):
+    """DSBenchEnv for the embedded DSBench suite and DSBench folders, MLEDojoEnv otherwise."""
+    from wmrl_envs.mle.env import DSBenchEnv, MLEDojoEnv
+    from wmrl_envs.mle.layouts import find_tasks
+
+    if suite in SUITES:
+        return DSBenchEnv if suite == "dsbench" else MLEDojoEnv
+    return DSBenchEnv if find_tasks(suite)[0].layout == "dsbench" else MLEDojoEnv
 
 
 def _build_leaderboards(args: argparse.Namespace) -> int:
@@ -91,13 +111,31 @@ def _friendly(handler):
     return run
 
 
+def _folder_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--mledojo",
+        default=None,
+        help="an MLE-Dojo checkout: grade its competitions with their own metric classes "
+        "(default: $MLEDOJO_HOME, or an importable mledojo)",
+    )
+    p.add_argument(
+        "--alignment",
+        default=None,
+        choices=("position", "id"),
+        help="DSBench folders: compare rows by position as DSBench does (default) or by id",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ML-engineering subcommands to the ``wmrl`` parser."""
     p = subparsers.add_parser("tasks", help="list the tasks of an ML-engineering suite")
     p.add_argument(
-        "--suite", default="offline", help="offline, dsbench, or a path to MLE-Dojo/DSBench data"
+        "--suite",
+        default="offline",
+        help="offline, dsbench, or a path to prepared MLE-Dojo, MLE-bench or DSBench data",
     )
     p.add_argument("--split", default="all", choices=SPLITS)
+    _folder_options(p)
     p.set_defaults(func=_friendly(_tasks))
 
     p = subparsers.add_parser(
@@ -110,8 +148,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--executor", default="auto", help="sandbox backend (auto, bwrap, docker, local)"
     )
     p.add_argument(
-        "--reward-mode", default=None, choices=("percentile", "position", "medal", "rpg", "raw")
+        "--reward-mode",
+        default=None,
+        choices=("percentile", "position", "medal", "rpg", "raw"),
+        help="default: the env's own, rpg for folders without leaderboards (DSBench)",
     )
+    _folder_options(p)
     p.set_defaults(func=_friendly(_run_code))
 
     p = subparsers.add_parser(

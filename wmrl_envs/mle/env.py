@@ -17,7 +17,7 @@ from wmrl_envs.mle.grading import InvalidSubmission
 from wmrl_envs.mle.leaderboard import MEDAL_REWARD, REWARD_MODES, board_summary, rpg
 from wmrl_envs.mle.render import Outcome, feedback_text, task_text
 from wmrl_envs.mle.spaces import CodeText
-from wmrl_envs.mle.suites import load_tasks
+from wmrl_envs.mle.suites import load_suite
 from wmrl_envs.mle.task import Task
 from wmrl_envs.sandbox import Executor, Job, Limits, RunResult, make_executor
 
@@ -75,15 +75,21 @@ class MLEEnv(gym.Env[str, str]):
 
     Args:
         suite: ``"offline"`` (embedded MLE-Dojo-style competitions), ``"dsbench"`` (embedded
-            DSBench-style benchmark) or a path to prepared MLE-Dojo or DSBench data.
+            DSBench-style benchmark) or a path to prepared MLE-Dojo, MLE-bench or DSBench data,
+            recognised by its layout (docs/mle.md); its tasks that cannot be loaded are skipped
+            with a warning and listed in ``env.unwrapped.problems``.
         split: ``"train"``, ``"heldout"``, ``"test"`` or ``"all"`` (embedded suites).
         tasks: task ids to keep (default: all of the split).
-        reward_mode: one of ``percentile``, ``position``, ``medal``, ``rpg``, ``raw``.
+        reward_mode: one of ``percentile``, ``position``, ``medal``, ``rpg``, ``raw`` (default:
+            the env's own, or ``rpg`` for tasks without leaderboards, such as DSBench folders).
         executor: a sandbox backend name for ``make_executor`` or an :class:`Executor`.
         limits: a :class:`Limits` for every run, or a dict overriding the task's own limits.
         max_turns: steps per episode; earlier turns are graded on a validation split.
         cache_dir: where embedded tasks are built (default: the user's cache dir).
-        metrics: ``{task_id: metric name}`` for data folders that do not name their metric.
+        metrics: ``{task_id: metric name}`` overriding how a data folder's tasks are graded.
+        mledojo: an MLE-Dojo checkout whose metric classes grade MLE-Dojo tasks.
+        alignment: DSBench folders: ``"position"`` (DSBench's row comparison, the default; named
+            in ``info["alignment"]``) or ``"id"``.
         render_mode: None or ``"ansi"`` (``render()`` returns the last observation).
     """
 
@@ -104,17 +110,23 @@ class MLEEnv(gym.Env[str, str]):
         cache_dir: str | None = None,
         metrics: dict | None = None,
         render_mode: str | None = None,
+        mledojo: str | None = None,
+        alignment: str | None = None,
     ) -> None:
-        self.reward_mode = reward_mode or self.default_reward_mode
+        loaded = load_suite(
+            suite or self.default_suite, split or self.default_split, tasks, cache_dir, metrics,
+            mledojo=mledojo, alignment=alignment,
+        )  # fmt: skip
+        self.tasks: dict[str, Task] = loaded.tasks
+        self.problems = loaded.problems  # tasks of a user's folder that could not be loaded, and why
+        with_boards = all(t.board_paths for t in self.tasks.values())
+        self.reward_mode = reward_mode or (self.default_reward_mode if with_boards else "rpg")
         if self.reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
         if not isinstance(max_turns, int) or max_turns < 1:
             raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.tasks: dict[str, Task] = load_tasks(
-            suite or self.default_suite, split or self.default_split, tasks, cache_dir, metrics
-        )
         if self.reward_mode in _BOARD_MODES:
             missing = [t.id for t in self.tasks.values() if not t.boards]
             if missing:
@@ -155,7 +167,7 @@ class MLEEnv(gym.Env[str, str]):
         return self._executor
 
     def _dev_task(self, task: Task) -> Task | None:
-        """``task`` on a validation split carved from its train.csv (None if impossible)."""
+        """``task`` on a validation split carved from its train file (None if impossible)."""
         if task.id not in self._dev:
             self._dev[task.id] = None
             if task.work_dir is not None:
@@ -163,14 +175,17 @@ class MLEEnv(gym.Env[str, str]):
                     folder = carve_dev(
                         task, task.work_dir / "dev", task.valid_fraction, task.split_seed
                     )
-                except ValueError:  # train.csv lacks the targets: turns only check the format
+                except ValueError:  # no train file with the targets: turns only check the format
                     return None
+                answers = folder / "private" / "test_answer.csv"
                 self._dev[task.id] = dataclasses.replace(
                     task,
                     public_dir=folder / "public",
-                    answers_path=folder / "private" / "test_answer.csv",
+                    answers_path=answers,
                     board_paths=(),
                     work_dir=None,
+                    grader=task.grader.with_answers(answers) if task.grader else None,
+                    reference_scores={},
                 )
         return self._dev[task.id]
 
@@ -244,6 +259,8 @@ class MLEEnv(gym.Env[str, str]):
             "feedback": feedback,
             **board,
         }
+        if task.alignment is not None:
+            info["alignment"] = task.alignment
         return self._obs, float(reward), final, False, info
 
     def render(self) -> str | None:
@@ -307,15 +324,13 @@ class MLEEnv(gym.Env[str, str]):
                 ],
                 fields,
             )
-        fields = {
-            **board_summary(score, task.boards),
-            "rpg": rpg(score, task.baseline_score, task.perfect_score),
-        }
+        ref = task.rpg_reference
+        fields = {**board_summary(score, task.boards), "rpg": rpg(score, *ref) if ref else None}
         reward = {
             "percentile": fields["percentile"],
             "position": fields["position"],
             "medal": MEDAL_REWARD.get(fields["medal"], 0.0),
-            "rpg": fields["rpg"],
+            "rpg": fields["rpg"] or 0.0,
             "raw": score,
         }[self.reward_mode]
         lines = []
@@ -325,9 +340,12 @@ class MLEEnv(gym.Env[str, str]):
                 f"Leaderboard ({n} entries): percentile {fields['percentile']:.3f}, position {fields['position']:.3f}, "
                 f"medal {fields['medal'] or 'none'}"
             )
-        lines.append(
-            f"Relative performance gap: {fields['rpg']:.3f} (sample submission {task.baseline_score:.4g}, perfect {task.perfect_score:.4g})"
-        )
+        if ref is not None:
+            lines.append(
+                f"Relative performance gap: {fields['rpg']:.3f} (sample submission {ref[0]:.4g}, perfect {ref[1]:.4g})"
+            )
+        else:
+            lines.append("Relative performance gap: not available (the sample or the answers cannot be scored)")
         lines.append(f"Reward ({self.reward_mode}): {reward:.4g}")
         return float(reward), lines, fields
 

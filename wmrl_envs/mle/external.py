@@ -1,30 +1,31 @@
-"""Loaders for real competition data a user has prepared: MLE-Dojo and DSBench folders.
+"""Tasks from a user's benchmark folder (MLE-Dojo, MLE-bench or DSBench), one at a time.
 
-MLE-Dojo (one competition, or a folder of them)::
+``layouts.find_tasks`` says where each task's files are; this module turns each into a
+:class:`Task`, and a task that cannot be loaded or graded is reported with the reason instead of
+stopping the others. How a task is graded, first rule that applies:
 
-    <comp>/public/{description.txt, sample_submission.csv, train.csv, test.csv, ...}
-    <comp>/private/{test_answer.csv, public_leaderboard.csv, private_leaderboard.csv}
-
-DSBench data modeling (``data.zip`` unpacked; ``data_resplit`` at the root or under ``data/``)::
-
-    data_resplit/<task>/{train.csv, test.csv, sample_submission.csv}
-    answers/<task>/test_answer.csv
-    task/<task>.txt
-    evaluation/<task>_eval.py          (optional: the metric is read from it)
-
-The metric is found by name, in this order: the ``metrics`` mapping the caller passes
-(``{task: name}``), a ``metric.txt`` file in the competition folder, then the metric function an
-evaluation script calls (read statically; the script is never run).
+1. ``metrics={task: name}`` from the caller: that built-in metric.
+2. DSBench: the task's own ``evaluation/<name>_eval.py`` (``graders.DSBenchScript``), rows compared
+   by position as DSBench does (``alignment="id"`` to match ids first); RPG's ``b`` and ``g`` from
+   ``save_performance/{baseline,GT}`` when present.
+3. MLE-Dojo and MLE-bench with an MLE-Dojo checkout (``mledojo=PATH``, ``$MLEDOJO_HOME`` or an
+   importable ``mledojo``): the competition's own metric class (``graders.MLEDojoMetric``).
+4. wmrl's registry of the MLE-Dojo competitions (``registry.py``).
+5. A ``metric.txt`` in the task's folder, or the metric a scoring script computes (read, never run).
 """
 
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
+from wmrl_envs.mle.graders import DSBenchScript, MLEDojoMetric, RegistryScore, checkout_root
+from wmrl_envs.mle.layouts import TaskSource, find_tasks
 from wmrl_envs.mle.metrics import METRICS, Metric, get_metric
+from wmrl_envs.mle.registry import load_registry
 from wmrl_envs.mle.task import Task
 
 # (identifier in a scoring script, metric): the first rule whose identifiers all occur wins.
@@ -46,7 +47,11 @@ _SCRIPT_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
 
 
 def metric_from_script(source: str) -> str | None:
-    """Name of the metric a scoring script computes, from the identifiers it uses."""
+    """Name of the metric a scoring script seems to compute, from the identifiers it uses.
+
+    A guess (scripts import functions they never call): used only to name a metric whose
+    score comes from the script itself, never to grade.
+    """
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -69,28 +74,116 @@ def metric_from_script(source: str) -> str | None:
     return None
 
 
-def resolve_metric(
-    task_id: str, metrics: dict | None, name_file: Path, scripts: list[Path]
-) -> Metric:
-    """The task's metric from the caller's mapping, a ``metric.txt`` file or a scoring script."""
-    if metrics and task_id in metrics:
-        name, where = metrics[task_id], "the metrics argument"
-    elif name_file.is_file():
-        name, where = name_file.read_text().strip(), str(name_file)
-    else:
-        script = next((p for p in scripts if p.is_file()), None)
-        name = metric_from_script(script.read_text(errors="replace")) if script else None
-        if name is None:
-            looked = ", ".join(str(p) for p in [name_file, *scripts])
-            raise ValueError(
-                f"task {task_id}: no metric found (looked at {looked}); write one of "
-                f"{', '.join(METRICS)} to {name_file} or pass metrics={{{task_id!r}: 'rmse'}}"
-            )
-        where = str(script)
+def load_external(
+    path: str | Path,
+    work_root: Path,
+    *,
+    task_ids: list[str] | None = None,
+    metrics: dict | None = None,
+    mledojo: str | Path | None = None,
+    alignment: str | None = None,
+) -> tuple[dict[str, Task], dict[str, str]]:
+    """``(tasks, problems)`` of the folder ``path``: the tasks that load, and why the others do not.
+
+    ``task_ids`` filters before anything is read; an unknown id is a ``ValueError`` listing the
+    valid ones. Each problem is also issued as a warning.
+    """
+    if alignment not in (None, "position", "id"):
+        raise ValueError(f"alignment must be 'position' or 'id', got {alignment!r}")
+    sources = {s.id: s for s in find_tasks(path)}
+    if task_ids:
+        unknown = [t for t in task_ids if t not in sources]
+        if unknown:
+            raise ValueError(f"unknown task id(s) {unknown} in {path}; valid ids: {', '.join(sources)}")
+        sources = {t: sources[t] for t in task_ids}
+    checkout = checkout_root(mledojo)
+    tasks, problems = {}, {}
+    for task_id, src in sources.items():
+        try:
+            tasks[task_id] = _task(src, work_root / task_id, metrics or {}, checkout, alignment)
+        except (ValueError, OSError, KeyError) as e:
+            problems[task_id] = str(e)
+            warnings.warn(f"task {task_id} skipped: {e}", RuntimeWarning, stacklevel=2)
+    return tasks, problems
+
+
+def _task(src: TaskSource, work: Path, metrics: dict, checkout: Path | None, alignment: str | None) -> Task:
+    if src.sample is None:
+        raise ValueError(f"no sample submission in {src.public} (looked for sample_submission.csv and Kaggle's names)")
+    if not src.answers.is_file():
+        raise ValueError(f"the answers file {src.answers} is missing")
+    columns = list(pd.read_csv(src.sample, nrows=0).columns)
+    if len(columns) < 2:
+        raise ValueError(f"{src.sample} needs an id and a prediction column")
+    metric, grader, refs = _grading(src, metrics, checkout, alignment or "position", columns[0])
+    return Task(
+        id=src.id,
+        name=src.id,
+        description=src.description.read_text(errors="replace") if src.description else f"Competition {src.id}.",
+        metric=metric,
+        public_dir=_public_view(src.public, work),
+        answers_path=src.answers,
+        id_column=columns[0],
+        task_type=_task_type(metric, columns[1:], src.answers),
+        target=columns[1] if len(columns) == 2 else None,
+        suite=src.layout,
+        board_paths=src.boards,
+        work_dir=work,
+        sample_name=src.sample.relative_to(src.public).as_posix(),
+        grader=grader,
+        reference_scores=refs,
+        alignment=(alignment or "position") if isinstance(grader, DSBenchScript) else None,
+    )
+
+
+def _grading(src: TaskSource, metrics: dict, checkout: Path | None, align: str, id_column: str):
+    """``(metric, grader or None, reference scores)`` of ``src`` (see the module docstring)."""
+    if src.id in metrics:
+        return get_metric(metrics[src.id]), None, {}
+    if src.layout == "dsbench" and src.eval_script is not None:
+        refs = {k: _result(p) for k, p in (("baseline", src.baseline_result), ("perfect", src.perfect_result)) if p}
+        guess = metric_from_script(src.eval_script.read_text(errors="replace"))
+        if len(refs) == 2:  # the benchmark's own perfect and baseline results say the direction
+            higher = refs["perfect"] > refs["baseline"]
+        else:
+            higher = METRICS[guess].higher_is_better if guess in METRICS else True
+        title = f"the score of DSBench's {src.eval_script.name}" + (
+            f" (it looks like {guess})" if guess else (" (its direction is a guess)" if len(refs) < 2 else "")
+        )
+        metric = _named_metric(guess, higher, title)
+        return metric, DSBenchScript(src.eval_script, src.answers, src.id, align, id_column), refs
+    if checkout is not None and src.layout in ("mle-dojo", "mle-bench"):
+        grader = MLEDojoMetric(checkout, src.id, src.answers)
+        title = f"MLE-Dojo's {type(grader.metric).__name__}"
+        return _named_metric(None, grader.higher_is_better, title), grader, {}
+    entry = load_registry().get(src.id)
+    if entry is not None and entry.gradable:
+        grader = RegistryScore(entry, src.answers)
+        return grader.metric, grader, {}
+    name_file = src.public.parent / "metric.txt"
+    if name_file.is_file():
+        return get_metric(name_file.read_text().strip()), None, {}
+    why = f"{entry.reason}" if entry is not None else "not an MLE-Dojo competition known to wmrl's registry"
+    raise ValueError(f"not gradable: {why}; pass metrics={{{src.id!r}: NAME}} or an MLE-Dojo checkout")
+
+
+def _named_metric(guess: str | None, higher: bool, title: str) -> Metric:
+    """The metric shown to the agent when the benchmark's own code computes the score."""
+    base = METRICS.get(guess) if guess else None
+    kind = base.kind if base else "value"
+    return Metric(guess or "score", _never, higher, kind, title, base.nonnegative if base else False)
+
+
+def _never(y_true, y_pred) -> float:
+    raise RuntimeError("this task is graded by its benchmark's own code")
+
+
+def _result(path: Path) -> float:
+    text = path.read_text().strip()
     try:
-        return get_metric(name)
-    except ValueError as e:
-        raise ValueError(f"task {task_id} ({where}): {e}") from None
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{path} holds no number ({text[:40]!r})") from None
 
 
 def _task_type(metric: Metric, prediction_columns: list[str], answers: Path) -> str:
@@ -104,107 +197,21 @@ def _task_type(metric: Metric, prediction_columns: list[str], answers: Path) -> 
     return "binary"
 
 
-def _make_task(
-    task_id: str,
-    suite: str,
-    public: Path,
-    answers: Path,
-    description: Path,
-    metric: Metric,
-    boards: tuple[Path, ...],
-    work_dir: Path,
-) -> Task:
-    for path in (public / "sample_submission.csv", answers, description):
-        if not path.is_file():
-            raise ValueError(f"task {task_id}: required file {path} is missing")
-    header = (public / "sample_submission.csv").read_text(errors="replace").splitlines()[0]
-    columns = [c.strip() for c in header.split(",")]
-    if len(columns) < 2:
-        raise ValueError(
-            f"task {task_id}: {public / 'sample_submission.csv'} needs an id and a prediction column"
-        )
-    return Task(
-        id=task_id,
-        name=task_id,
-        description=description.read_text(errors="replace"),
-        metric=metric,
-        public_dir=public,
-        answers_path=answers,
-        id_column=columns[0],
-        task_type=_task_type(metric, columns[1:], answers),
-        target=columns[1] if len(columns) == 2 else None,
-        suite=suite,
-        board_paths=boards,
-        work_dir=work_dir,
-    )
+def _public_view(public: Path, work: Path) -> Path:
+    """``public`` itself, or, when a file there is a link leaving it (which the sandbox, binding
+    ``public`` alone, could not follow), a copy in ``work`` with every link replaced by its file."""
+    root = public.resolve()
+    escaping = [
+        p for p in public.rglob("*") if p.is_symlink() and not p.resolve().is_relative_to(root)
+    ]
+    if not escaping:
+        return public
+    from wmrl_envs.mle.build import link_tree
 
-
-def load_mledojo(root: Path, work_root: Path, metrics: dict | None = None) -> dict[str, Task]:
-    """Tasks of a prepared MLE-Dojo competition folder, or of a folder of them."""
-    comps = (
-        [root]
-        if (root / "public").is_dir()
-        else sorted(p for p in root.iterdir() if (p / "public").is_dir())
-    )
-    tasks = {}
-    for comp in comps:
-        public, private = comp / "public", comp / "private"
-        description = next(
-            (p for p in (public / "description.txt", public / "description.md") if p.is_file()),
-            public / "description.txt",
-        )
-        metric = resolve_metric(
-            comp.name,
-            metrics,
-            comp / "metric.txt",
-            [comp / "utils" / "metric.py", comp / "metric.py"],
-        )
-        boards = tuple(
-            p
-            for p in (private / "private_leaderboard.csv", private / "public_leaderboard.csv")
-            if p.is_file()
-        )
-        tasks[comp.name] = _make_task(
-            comp.name,
-            "mle-dojo",
-            public,
-            private / "test_answer.csv",
-            description,
-            metric,
-            boards,
-            work_root / comp.name,
-        )
-    return tasks
-
-
-def load_dsbench(root: Path, work_root: Path, metrics: dict | None = None) -> dict[str, Task]:
-    """Tasks of a DSBench data-modeling folder."""
-    base = root if (root / "data_resplit").is_dir() else root / "data"
-    scripts_dirs = [root / "evaluation", base / "evaluation"]
-    tasks = {}
-    for folder in sorted(p for p in (base / "data_resplit").iterdir() if p.is_dir()):
-        name = folder.name
-        metric = resolve_metric(
-            name, metrics, folder / "metric.txt", [d / f"{name}_eval.py" for d in scripts_dirs]
-        )
-        tasks[name] = _make_task(
-            name,
-            "dsbench",
-            folder,
-            base / "answers" / name / "test_answer.csv",
-            base / "task" / f"{name}.txt",
-            metric,
-            (),
-            work_root / name,
-        )
-    return tasks
-
-
-def is_mledojo(root: Path) -> bool:
-    return (root / "public").is_dir() or any(
-        (p / "public").is_dir() for p in root.iterdir() if p.is_dir()
-    )
-
-
-def is_dsbench(root: Path) -> bool:
-    return (root / "data_resplit").is_dir() or (root / "data" / "data_resplit").is_dir()
+    view = work / "public-view"
+    if not view.is_dir():
+        tmp = work / ".public-view-tmp"
+        tmp.mkdir(parents=True, exist_ok=True)
+        link_tree(public, tmp)
+        tmp.rename(view)
+    return view

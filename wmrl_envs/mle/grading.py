@@ -282,26 +282,34 @@ def score_frame(sub: pd.DataFrame, answers: Answers) -> float:
     return float(score)
 
 
-def grade(data: bytes | None, answers: Answers, max_bytes: int, refused: str | None = None) -> float:
-    """Score submission bytes (``None``: no file) against ``answers``; raises :class:`InvalidSubmission`.
+def check_submission(
+    data: bytes | None, expected: list[str], n_rows: int, max_bytes: int, refused: str | None = None
+) -> pd.DataFrame:
+    """The submission parsed as text cells, after every check that needs no answers.
 
-    ``max_bytes`` is the task's :func:`submission_cap`; ``refused`` is why the sandbox did not
-    copy the file out (``RunResult.refused``), if it did not.
+    ``expected`` are the submission's columns, ``n_rows`` the answers' rows, ``max_bytes`` the
+    task's :func:`submission_cap`, ``refused`` why the sandbox did not copy the file out, if it
+    did not (``RunResult.refused``). Raises :class:`InvalidSubmission`.
     """
-    expected = [answers.id_column, *answers.columns]
     if data is None and refused is not None:
         raise InvalidSubmission(
             f"submission.csv was not read ({refused}); this task accepts at most "
-            f"{max_bytes / 2**20:.1f} MiB, a regular file of {len(answers)} rows with columns {expected}"
+            f"{max_bytes / 2**20:.1f} MiB, a regular file of {n_rows} rows with columns {expected}"
         )
     if data is None:
         raise InvalidSubmission(
             "no submission.csv was written as a regular file (links, FIFOs and directories are "
-            f"refused); save predictions for data/test.csv to ./submission.csv with columns {expected}"
+            f"refused); save predictions for the test rows to ./submission.csv with columns {expected}"
         )
     if len(data) > max_bytes:
         raise InvalidSubmission(
             f"submission.csv is {len(data) / 2**20:.1f} MiB, over the {max_bytes / 2**20:.1f} MiB limit "
-            f"of this task; it should hold {len(answers)} rows"
+            f"of this task; it should hold {n_rows} rows"
         )
-    return score_frame(read_csv_text(data, expected=expected, expected_rows=len(answers)), answers)
+    return read_csv_text(data, expected=expected, expected_rows=n_rows)
+
+
+def grade(data: bytes | None, answers: Answers, max_bytes: int, refused: str | None = None) -> float:
+    """Score submission bytes (``None``: no file) against ``answers``; raises :class:`InvalidSubmission`."""
+    expected = [answers.id_column, *answers.columns]
+    return score_frame(check_submission(data, expected, len(answers), max_bytes, refused), answers)

@@ -92,12 +92,16 @@ class Leaderboard:
         return float(np.sum(self._signed(self.scores) <= self._signed(score))) / len(self)
 
     def percentile(self, score: float) -> float:
-        """Share of the board beaten, interpolated linearly between neighbouring entries."""
+        """Percentile rank: the share of the board beaten, entries tied counting half (the
+        textbook definition), interpolated linearly between neighbouring entries; 0 below the
+        last entry, 1 above the first."""
         values, counts = np.unique(self._signed(self.scores), return_counts=True)
-        levels = np.cumsum(counts) / len(self)
+        levels = (np.cumsum(counts) - 0.5 * counts) / len(self)
         x = float(self._signed(score))
         if x < values[0]:
             return 0.0
+        if x > values[-1]:
+            return 1.0
         return float(np.interp(x, values, levels))
 
     def score_at(self, rank: int) -> float:

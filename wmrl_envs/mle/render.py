@@ -44,14 +44,13 @@ def _schema(task: Task) -> str:
             lines.append(
                 "  missing values: " + ", ".join(f"{c} {v:.1%}" for c, v in missing.items())
             )
-    train = task.public_dir / "train.csv"
-    if train.is_file():
-        head = pd.read_csv(train, nrows=_HEAD_ROWS, low_memory=False)
+    if task.train_file is not None:
+        head = pd.read_csv(task.public_dir / task.train_file, nrows=_HEAD_ROWS, low_memory=False)
         if head.shape[1] > _HEAD_COLS:
             head = head.iloc[:, list(range(_HEAD_COLS - 1)) + [head.shape[1] - 1]]
         lines += [
             "",
-            f"First rows of train.csv{' (some columns omitted)' if len(head.columns) == _HEAD_COLS else ''}:",
+            f"First rows of {task.train_file}{' (some columns omitted)' if len(head.columns) == _HEAD_COLS else ''}:",
             "```",
             head.to_csv(index=False).strip(),
             "```",
@@ -64,11 +63,12 @@ def task_text(task: Task, limits: Limits, max_turns: int) -> str:
     metric = task.metric
     direction = "higher is better" if metric.higher_is_better else "lower is better"
     sample = task.sample_bytes.decode(errors="replace").splitlines()[:3]
+    train, test = task.train_file or "the training data", task.test_file or "the test data"
     turns = (
         "You have one turn: your program runs once and its submission is scored on the hidden test set."
         if max_turns == 1
         else f"You have {max_turns} turns. On turns 1 to {max_turns - 1} your program runs on a validation "
-        "split carved from train.csv (data/ then holds that split's train.csv and test.csv) and you see its "
+        f"split carved from {train} (data/ then holds that split under the same file names) and you see its "
         f"validation score. On turn {max_turns} it runs on the full data and is scored on the hidden test set."
     )
     return "\n".join(
@@ -85,7 +85,7 @@ def task_text(task: Task, limits: Limits, max_turns: int) -> str:
             "",
             "## Submission",
             f"Write ./submission.csv (in the working directory) with columns {','.join(task.submission_columns)} "
-            "and one row per row of data/test.csv, for example:",
+            f"and one row per row of data/{test}, for example:" if task.test_file else "and one row per test id, for example:",
             "```",
             *sample,
             "```",

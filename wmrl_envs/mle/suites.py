@@ -2,16 +2,17 @@
 
 ``suite`` is an embedded suite (``"offline"``: the MLE-Dojo-style competitions, ``"dsbench"``:
 the DSBench-style held-out benchmark), built into the cache on first use, or a path to prepared
-MLE-Dojo or DSBench data.
+MLE-Dojo, MLE-bench or DSBench data (``layouts.py``, ``external.py``).
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from wmrl_envs.mle.build import build_suite, cache_dir
-from wmrl_envs.mle.external import is_dsbench, is_mledojo, load_dsbench, load_mledojo
+from wmrl_envs.mle.external import load_external
 from wmrl_envs.mle.metrics import get_metric
 from wmrl_envs.mle.spec import SUITES, TaskSpec, list_specs
 from wmrl_envs.mle.task import Task
@@ -51,48 +52,59 @@ def _select(available: list[str], task_ids: list[str] | None, where: str) -> lis
     return list(task_ids)
 
 
-def load_tasks(
+@dataclass
+class Suite:
+    """The tasks of a suite, and the tasks of a user's folder that could not be loaded (and why)."""
+
+    tasks: dict[str, Task]
+    problems: dict[str, str] = field(default_factory=dict)
+
+
+def load_suite(
     suite: str | Path = "offline",
     split: str = "all",
     task_ids: list[str] | None = None,
     root: str | Path | None = None,
     metrics: dict | None = None,
     progress: bool = True,
-) -> dict[str, Task]:
-    """Tasks of ``suite`` (embedded name or data path), in id order, ready to run.
+    *,
+    mledojo: str | Path | None = None,
+    alignment: str | None = None,
+) -> Suite:
+    """The tasks of ``suite`` (embedded name or data path), in id order, ready to run.
 
     Args:
-        suite: ``"offline"``, ``"dsbench"``, or a path to MLE-Dojo or DSBench data.
+        suite: ``"offline"``, ``"dsbench"``, or a path to prepared MLE-Dojo, MLE-bench or DSBench
+            data (``layouts.py``), one task or a folder of them.
         split: ``"train"``, ``"heldout"``, ``"test"`` or ``"all"`` (embedded suites only).
-        task_ids: keep only these tasks (a ``ValueError`` lists the valid ids otherwise).
+        task_ids: keep only these tasks, chosen before anything is loaded (a ``ValueError`` lists
+            the valid ids otherwise).
         root: cache folder for built tasks (default: the user's cache dir).
-        metrics: ``{task_id: metric name}`` for data folders that do not name their metric.
+        metrics: ``{task_id: metric name}`` overriding how a folder's tasks are graded.
         progress: show a progress bar while building.
+        mledojo: an MLE-Dojo checkout whose metric classes grade MLE-Dojo tasks (default:
+            ``$MLEDOJO_HOME``, or an importable ``mledojo``).
+        alignment: DSBench folders: ``"position"`` (DSBench's own row comparison, the default) or
+            ``"id"`` (submission rows matched to answers by id first).
     """
     if isinstance(suite, str) and suite in SUITES:
         specs = {s.id: s for s in list_specs(suite, split)}
         ids = _select(list(specs), task_ids, f"suite {suite!r} (split {split!r})")
         folders = build_suite([specs[i] for i in ids], root, progress=progress)
-        return {i: spec_task(specs[i], f) for i, f in zip(ids, folders)}
+        return Suite({i: spec_task(specs[i], f) for i, f in zip(ids, folders)})
     path = Path(suite).expanduser()
     if not path.is_dir():
-        raise ValueError(
-            f"suite must be one of {list(SUITES)} or an existing folder, got {suite!r}"
-        )
-    work = (
-        Path(root or cache_dir() / "mle")
-        / "external"
-        / hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+        raise ValueError(f"suite must be one of {list(SUITES)} or an existing folder, got {suite!r}")
+    work = Path(root or cache_dir() / "mle") / "external" / hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    tasks, problems = load_external(
+        path, work, task_ids=task_ids, metrics=metrics, mledojo=mledojo, alignment=alignment
     )
-    if is_dsbench(path):
-        tasks = load_dsbench(path, work, metrics)
-    elif is_mledojo(path):
-        tasks = load_mledojo(path, work, metrics)
-    else:
-        raise ValueError(
-            f"{path} is neither a prepared MLE-Dojo folder (<comp>/public, <comp>/private) nor "
-            "DSBench data (data_resplit/, answers/, task/)"
-        )
     if not tasks:
-        raise ValueError(f"no tasks found in {path}")
-    return {i: tasks[i] for i in _select(list(tasks), task_ids, str(path))}
+        why = "; ".join(f"{k}: {v}" for k, v in problems.items())
+        raise ValueError(f"no task of {path} can be loaded ({why})")
+    return Suite(tasks, problems)
+
+
+def load_tasks(*args, **kwargs) -> dict[str, Task]:
+    """The tasks of :func:`load_suite` (same arguments), without the list of problems."""
+    return load_suite(*args, **kwargs).tasks

@@ -7,13 +7,14 @@ into :class:`Task` objects; the env only ever talks to this class.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
 
-from wmrl_envs.mle.grading import Answers, grade, read_csv_text, submission_cap
+from wmrl_envs.mle.grading import Answers, check_submission, grade, read_csv_text, submission_cap
 from wmrl_envs.mle.leaderboard import Leaderboard
 from wmrl_envs.mle.metrics import Metric
 from wmrl_envs.world_models.base import FileSchema, TaskContext
@@ -57,16 +58,38 @@ class Task:
     limits: dict = field(default_factory=lambda: dict(DEFAULT_LIMITS))
     board_paths: tuple[Path, ...] = ()
     work_dir: Path | None = None  # where derived files (the validation split) are written
-    valid_fraction: float = 0.2  # share of train.csv held out for non-final turns
+    valid_fraction: float = 0.2  # share of the train file held out for non-final turns
     split_seed: int = 42
+    sample_name: str = "sample_submission.csv"  # the sample's file name in public_dir
+    # The benchmark's own grader, ``(bytes, parsed frame) -> score``, where it has one
+    # (graders.py); None: the built-in metric against ``answers``.
+    grader: Callable[[bytes, pd.DataFrame], float] | None = None
+    reference_scores: dict[str, float] = field(default_factory=dict)  # "baseline", "perfect" given by the benchmark
+    alignment: str | None = None  # how the grader matches rows: "position" or "id" (DSBench folders)
 
     @cached_property
     def sample_bytes(self) -> bytes:
-        return (self.public_dir / "sample_submission.csv").read_bytes()
+        return (self.public_dir / self.sample_name).read_bytes()
 
     @cached_property
     def sample(self) -> pd.DataFrame:
-        return read_csv_text(self.sample_bytes, "sample_submission.csv")
+        return read_csv_text(self.sample_bytes, self.sample_name)
+
+    @cached_property
+    def train_file(self) -> str | None:
+        """The public file with the training rows (``train.csv`` or the one named like it)."""
+        return self._data_file("train")
+
+    @cached_property
+    def test_file(self) -> str | None:
+        """The public file with the rows to predict (``test.csv`` or the one named like it)."""
+        return self._data_file("test")
+
+    def _data_file(self, word: str) -> str | None:
+        if (self.public_dir / f"{word}.csv").is_file():
+            return f"{word}.csv"
+        named = [n for n in self.files if word in Path(n).name.lower() and n != self.sample_name]
+        return named[0] if len(named) == 1 else None
 
     @property
     def submission_columns(self) -> list[str]:
@@ -93,11 +116,20 @@ class Task:
                 f"task {self.id}: cannot read answers {self.answers_path}: {e}"
             ) from None
 
+    @cached_property
+    def answer_rows(self) -> int:
+        with self.answers_path.open("rb") as f:
+            return max(0, len(pd.read_csv(f, usecols=[0], dtype=str)))
+
     def grade(self, data: bytes | None, refused: str | None = None) -> float:
         """Score submission bytes on the private test; raises ``InvalidSubmission``.
 
         ``refused``: why the sandbox left the file out, if it did (``RunResult.refused``)."""
-        return grade(data, self.answers, self.max_submission_bytes, refused)
+        if self.grader is None:
+            return grade(data, self.answers, self.max_submission_bytes, refused)
+        expected = self.submission_columns
+        frame = check_submission(data, expected, self.answer_rows, self.max_submission_bytes, refused)
+        return self.grader(data, frame)
 
     @cached_property
     def boards(self) -> list[Leaderboard]:
@@ -109,19 +141,37 @@ class Task:
 
     @cached_property
     def baseline_score(self) -> float:
-        """Score of the sample submission (DSBench's ``b``)."""
+        """DSBench's ``b``: the benchmark's baseline result, else the sample submission's score."""
+        if "baseline" in self.reference_scores:
+            return self.reference_scores["baseline"]
         return self.grade(self.sample_bytes)
 
     @cached_property
     def perfect_score(self) -> float:
-        """Score of the answers graded against themselves (DSBench's ``g``)."""
-        return self.grade(self.answers_path.read_bytes())
+        """DSBench's ``g``: the benchmark's GT result, else the answers (their submission columns)
+        graded against themselves."""
+        if "perfect" in self.reference_scores:
+            return self.reference_scores["perfect"]
+        answers = pd.read_csv(self.answers_path, dtype=str, keep_default_na=False)
+        if all(c in answers.columns for c in self.submission_columns):
+            answers = answers[self.submission_columns]
+        return self.grade(answers.to_csv(index=False).encode())
+
+    @cached_property
+    def rpg_reference(self) -> tuple[float, float] | None:
+        """``(b, g)`` of DSBench's relative performance gap, or None where either cannot be scored."""
+        try:
+            return self.baseline_score, self.perfect_score
+        except ValueError:  # InvalidSubmission included: e.g. answers in another format than submissions
+            return None
 
     @cached_property
     def files(self) -> dict[str, FileSchema]:
-        first = {"train.csv": 0, "test.csv": 1, "sample_submission.csv": 2}
-        paths = sorted(self.public_dir.glob("*.csv"), key=lambda p: (first.get(p.name, 3), p.name))
-        return {p.name: file_schema(p) for p in paths}
+        """Schema of every CSV the program can read, by its path under ``data/``."""
+        first = {"train.csv": 0, "test.csv": 1, self.sample_name: 2}
+        paths = [p for p in self.public_dir.rglob("*.csv") if p.is_file()]
+        names = sorted((p.relative_to(self.public_dir).as_posix() for p in paths), key=lambda n: (first.get(n, 3), n))
+        return {n: file_schema(self.public_dir / n) for n in names}
 
     def context(self, max_turns: int = 1) -> TaskContext:
         """What a world model is told about the task (JSON-serializable)."""
