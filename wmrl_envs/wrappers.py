@@ -12,20 +12,20 @@ given ``info["wm_context"]``) or a plain function ``f(obs) -> float in [0, 1]`` 
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
-import threading
+import secrets
 import time
+import warnings
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .mixing import AnchorSampler, InverseVarianceWeights, OnlineDebiaser
+from .mixing import OnlineDebiaser
+from .mixing.state import MixingState
 from .world_models.base import Prediction, WorldModel
 
 WorldModelLike = WorldModel | Callable[[Any], float]
@@ -141,120 +141,23 @@ class WorldModelWrapper(_PredictingWrapper):
         return obs, reward, terminated, truncated, info
 
 
-class MixingState:
-    """The mixing state behind one or more ``MixedRewardWrapper`` s: anchor decisions, the
-    debiaser, the weight estimates and counts. Thread-safe, so env copies stepped from a thread
-    pool can share one (pass ``state=`` to each wrapper).
+@dataclass(frozen=True)
+class Episode:
+    """What ``real_score=`` sees of a finished anchor episode of a simulated env."""
 
-    Args: as ``MixedRewardWrapper``.
-    """
+    episode_return: float  # the sum of the env's own rewards
+    length: int  # steps taken
+    final_info: dict  # the last step's info
 
-    def __init__(
-        self,
-        anchor_rate: float = 0.1,
-        seed: int = 0,
-        state_path: str | os.PathLike | None = None,
-        selection: str = "hash",
-        window: int = 4096,
-        min_pairs: int = 16,
-        debias: bool = True,
-    ) -> None:
-        self.sampler = AnchorSampler(anchor_rate, seed, selection)
-        self.debiaser = OnlineDebiaser(window, min_pairs)
-        self.weighter = InverseVarianceWeights()
-        self.debias = bool(debias)
-        self.state_path = None if state_path is None else Path(state_path)
-        self.anchor_of: dict[str, bool] = {}
-        self.open_groups: dict[str, list[float]] = {}
-        self.weights = None
-        self.counts = {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0}
-        self.lock = threading.RLock()
-        if self.state_path is not None and self.state_path.exists():
-            self.load_state_dict(json.loads(self.state_path.read_text()))
+    @property
+    def success(self) -> bool | None:
+        """``info["success"]`` of the last step, where the env reports one."""
+        value = self.final_info.get("success")
+        return None if value is None else bool(value)
 
-    def begin_episode(self, key: str) -> bool:
-        """Count an episode of group ``key``; fold completed groups into the weights; is it an anchor?"""
-        with self.lock:
-            if key not in self.anchor_of:
-                self.anchor_of[key] = bool(self.sampler.select([key])[0])
-                self._close_groups(keep=key)
-            anchor = self.anchor_of[key]
-            self.counts["episodes"] += 1
-            self.counts["anchor_episodes"] += int(anchor)
-            return anchor
 
-    def _close_groups(self, keep: str) -> None:
-        """A new group started: the open ones are complete, fold them into the weight estimate."""
-        done = {k: r for k, r in self.open_groups.items() if k != keep}
-        if not done:
-            return
-        centred = np.concatenate([np.asarray(r) - np.mean(r) for r in done.values()])
-        kinds = np.concatenate([np.full(len(r), self.anchor_of[k]) for k, r in done.items()])
-        self.weights = self.weighter.update(centred, kinds)
-        self.open_groups = {k: r for k, r in self.open_groups.items() if k == keep}
-
-    def transform(self, s: float) -> float:
-        with self.lock:
-            return float(self.debiaser.transform([s])[0]) if self.debias else s
-
-    def end_episode(self, key: str, reward: float, wm_score: float | None, real: float | None) -> None:
-        """Keep the episode's reward for its group; an anchor pair goes to the debiaser and disk."""
-        with self.lock:
-            self.open_groups.setdefault(key, []).append(float(reward))
-            if real is not None and wm_score is not None:
-                self.debiaser.update([wm_score], [real])
-                self.save()
-
-    def weight(self, anchor: bool) -> float | None:
-        """The current inverse-variance advantage multiplier of anchor or world-model episodes."""
-        w = self.weights
-        return None if w is None else (w.c_anchor if anchor else w.c_wm)
-
-    def stats(self) -> dict:
-        """Counts, realized anchor rate, calibration state and the current weights."""
-        with self.lock:
-            w = self.weights
-            n_groups = len(self.anchor_of)
-            n_anchor = sum(self.anchor_of.values())
-            return {
-                **self.counts,
-                "groups": n_groups,
-                "anchor_groups": n_anchor,
-                "realized_rate": n_anchor / max(1, n_groups),
-                "calib_pairs": self.debiaser.n_pairs,
-                "calib_active": self.debiaser.active and self.debias,
-                **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm}),
-            }
-
-    def state_dict(self) -> dict:
-        with self.lock:
-            return {
-                "sampler": self.sampler.state_dict(),
-                "debiaser": self.debiaser.state_dict(),
-                "weighter": self.weighter.state_dict(),
-                "anchor_of": dict(self.anchor_of),
-                "counts": dict(self.counts),
-            }
-
-    def load_state_dict(self, state: dict) -> None:
-        with self.lock:
-            self.sampler.load_state_dict(state["sampler"])
-            self.debiaser.load_state_dict(state["debiaser"])
-            self.weighter.load_state_dict(state["weighter"])
-            self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
-            self.counts = dict(state["counts"])
-
-    def save(self) -> None:
-        """Write the state to ``state_path`` atomically (a crash leaves the old or the new file)."""
-        if self.state_path is None:
-            return
-        self.state_path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, prefix=".mixstate-")
-        with os.fdopen(fd, "w") as f:
-            json.dump(self.state_dict(), f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.state_path)
+RealScore = str | Callable[[Episode], float]
+_REAL_SCORES = ("auto", "success", "return")
 
 
 class MixedRewardWrapper(_PredictingWrapper):
@@ -262,28 +165,46 @@ class MixedRewardWrapper(_PredictingWrapper):
     train an online isotonic map; every other episode is paid the debiased prediction and never runs.
 
     Groups come from ``reset(options={"group": key})`` (the env's ``info["group"]``); whole groups are
-    anchors or not. An episode's world-model score ``s`` is the prediction at its last text turn, or
-    the predicted progress at ``wm_horizon`` for simulated envs; its real score ``y`` is the env's
-    final reward (text) or ``info["success"]`` (simulated: anchor episodes run the full horizon).
-    Non-anchor episodes are paid ``f(s)`` at their last step, where ``f`` is the current map.
+    anchors or not. An env without groups makes each episode its own group, under a key unique to
+    this wrapper. An episode's world-model score ``s`` is the prediction at its last text turn, or
+    the predicted progress at ``wm_horizon`` for simulated envs. Its real score ``y``:
 
-    ``info["mixing"]`` carries ``anchor``, ``wm_raw``, ``wm_debiased`` and ``weight`` (the current
-    inverse-variance multiplier of the episode's type, estimated over the groups completed so far:
-    a group counts as complete when a new group key is first reset).
+    - text envs: the env's final reward;
+    - simulated envs: ``real_score`` of the finished episode (anchor episodes run to the env's own
+      end). ``"auto"`` (default) is ``info["success"]`` where the env reports it (LIBERO), else
+      the episode return normalised to [0, 1] by ``return_range`` or, without one, by the running
+      range of anchor returns; ``"success"`` requires ``info["success"]``; ``"return"`` always
+      uses the normalised return; a function ``f(Episode) -> float`` is yours.
+
+    Non-anchor episodes are paid ``f(s)`` at their last step, where ``f`` is the current map. The
+    map stays the identity until the anchors' real scores vary (``stats()["calib_reason"]``): WMRL
+    starts from a policy that sometimes succeeds (the paper's SFT policy); before that, rewards
+    are the raw predictions.
+
+    Every step's ``info`` has ``reward_source`` (``"real"`` on anchor episodes, else
+    ``"world_model"``), ``cost`` (simulated envs: one simulator step and its seconds unless the env
+    reports its own) and ``mixing``: ``anchor``, ``group``, ``wm_raw``, ``wm_debiased`` and
+    ``weight``, the inverse-variance multiplier of the episode's type estimated on completed
+    groups of two or more episodes (None before any; always None for envs without groups).
 
     Args:
         env: any Gymnasium env.
         world_model: a ``WorldModel`` or a function ``f(obs) -> float in [0, 1]``.
         anchor_rate: share of groups executed for real, in (0, 1].
         seed: seeds anchor selection.
-        state_path: a JSON file; the state is written atomically after every anchor pair and
-            loaded at construction if it exists, so a killed run loses no pair.
-        selection: ``"hash"`` (stateless: every process agrees) or ``"quota"`` (exact rate).
+        state_path: where the state lives (a JSON snapshot and an append-only pair log beside it);
+            loaded if it exists, so a killed run loses no pair and a resumed one adds none twice.
+            Wrappers of one process with the same ``state_path`` share one state; processes share
+            the pair log (``mixing/state.py``).
+        selection: ``"hash"`` (a pure function of seed and group key: every process agrees) or
+            ``"quota"`` (exact rate within one process).
         wm_horizon: for simulated envs, steps a non-anchor episode runs.
         window, min_pairs: the debiaser's memory and warm-up.
         debias: apply the isotonic map (``False``: the no-debiasing ablation).
         state: a ``MixingState`` shared with other wrappers (then the arguments above that
             configure the state are ignored).
+        real_score: how an anchor episode of a simulated env is scored (see above).
+        return_range: ``(lo, hi)`` of episode returns mapped to [0, 1] for return-based scores.
     """
 
     def __init__(
@@ -299,12 +220,33 @@ class MixedRewardWrapper(_PredictingWrapper):
         min_pairs: int = 16,
         debias: bool = True,
         state: MixingState | None = None,
+        real_score: RealScore = "auto",
+        return_range: tuple[float, float] | None = None,
     ) -> None:
         super().__init__(env, world_model, wm_horizon)
-        self.state = state or MixingState(anchor_rate, seed, state_path, selection, window, min_pairs, debias)
+        if not (callable(real_score) or real_score in _REAL_SCORES):
+            raise ValueError(f"real_score must be one of {_REAL_SCORES} or a function f(Episode) -> float, got {real_score!r}")
+        if return_range is not None and not (len(return_range) == 2 and return_range[0] < return_range[1]):
+            raise ValueError(f"return_range must be (lo, hi) with lo < hi, got {return_range!r}")
+        config = dict(anchor_rate=anchor_rate, seed=seed, selection=selection, window=window, min_pairs=min_pairs, debias=debias)
+        if state is None:
+            state = MixingState.shared(state_path, **config) if state_path is not None else MixingState(**config)
+        self.state = state
+        self.real_score, self.return_range = real_score, return_range
+        self._tag = secrets.token_hex(4)  # group keys of an env without groups: unique per wrapper
         self._group = ""
         self._anchor = False
         self._s: float | None = None
+        self._return = 0.0
+        if not self.is_text and real_score == "auto" and not getattr(env.unwrapped, "reports_success", False):
+            warnings.warn(
+                f"{env.unwrapped.__class__.__name__} does not declare info['success']: unless it reports one, "
+                "an anchor episode's real score is its return normalised by "
+                + ("return_range" if return_range else "the running range of anchor returns")
+                + "; pass real_score= (a function of the Episode) to define it",
+                UserWarning,
+                stacklevel=2,
+            )
 
     @property
     def debiaser(self) -> OnlineDebiaser:
@@ -323,9 +265,10 @@ class MixedRewardWrapper(_PredictingWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         self._begin(obs, info)
         key = info.get("group", (options or {}).get("group"))
-        self._group = str(key) if key is not None else f"episode-{self.state.counts['episodes']}"
+        self._group = str(key) if key is not None else f"{self._tag}-episode-{self.state.counts['episodes']}"
         self._anchor = self.state.begin_episode(self._group)
         self._s = None
+        self._return = 0.0
         return obs, info
 
     def step(self, action: Any):
@@ -350,10 +293,14 @@ class MixedRewardWrapper(_PredictingWrapper):
         return self._finish(obs, float(reward), terminated, truncated, info, pred.score, real)
 
     def _sim_step(self, action: Any):
-        obs, _, terminated, truncated, info = self.env.step(action)
-        self._t += 1
-        self._count()
+        t0 = time.perf_counter()
+        obs, env_reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
+        if "cost" not in info:  # the env does not count its own simulator time
+            info["cost"] = {**_ZERO_COST, "sim_steps": 1, "sim_s": time.perf_counter() - t0}
+        self._t += 1
+        self._return += float(env_reward)
+        self._count()
         at_horizon = self.wm_horizon is not None and self._t == self.wm_horizon
         if not self._anchor:
             truncated = truncated or at_horizon
@@ -365,11 +312,34 @@ class MixedRewardWrapper(_PredictingWrapper):
         info["progress"] = self._s
         wm_score = self._s if done else None
         if self._anchor:
-            real = float(bool(info.get("success", terminated))) if done else None
+            info["reward_source"] = "real"
+            real = self._episode_score(Episode(self._return, self._t, info)) if done else None
             return self._finish(obs, 0.0, terminated, truncated, info, wm_score, real)
         reward = self.state.transform(self._s) if done else 0.0
         info.update(reward_source="world_model", real_score=info.get("score"), score=None)
         return self._finish(obs, reward, terminated, truncated, info, wm_score, None)
+
+    def _episode_score(self, episode: Episode) -> float:
+        """The real score of a finished anchor episode; a bad value is an error naming its source."""
+        how = self.real_score
+        if how == "success" or (how == "auto" and episode.success is not None):
+            if episode.success is None:
+                raise ValueError(
+                    f"real_score='success' but the env's last info of episode {self._group!r} has no 'success'"
+                )
+            return float(episode.success)
+        if callable(how):
+            name = getattr(how, "__name__", repr(how))
+            try:
+                value = how(episode)
+            except Exception as e:
+                raise RuntimeError(f"real_score function {name} failed on episode {self._group!r}: {e}") from e
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or not np.isfinite(value):
+                raise ValueError(
+                    f"real_score function {name} returned {value!r} for episode {self._group!r}: it must return a finite number"
+                )
+            return float(value)
+        return self.state.normalised_return(episode.episode_return, self.return_range)
 
     def _finish(self, obs, reward, terminated, truncated, info, wm_score, real):
         """Pay anchors their real score, record the episode, and describe the mixing."""

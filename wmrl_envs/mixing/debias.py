@@ -14,8 +14,11 @@ class OnlineDebiaser:
     """Learns ``f`` with ``f(s) ≈ E[real | world-model score s]`` from anchor pairs, online.
 
     ``update`` adds anchor pairs ``(s, y)`` and refits on the last ``window`` of them;
-    ``transform`` maps scores through the fit (clipped to the fitted range). Until at least
-    ``min_pairs`` pairs with two or more distinct ``s`` exist, ``transform`` is the identity.
+    ``transform`` maps scores through the fit (clipped to the fitted range). The map is applied
+    only with evidence: at least ``min_pairs`` pairs, two or more distinct ``s`` *and* two or more
+    distinct ``y``, and a fit that is not constant. Otherwise ``transform`` is the identity, and
+    :attr:`reason` says why: a map fitted to anchors that all failed (or all succeeded) would
+    send every prediction to one value, and every reward with it.
 
     Args:
         window: pairs kept (the newest); the policy drifts, so old pairs are dropped.
@@ -58,11 +61,25 @@ class OnlineDebiaser:
         self._y = np.concatenate([self._y, y])[-self.window :]
         self._refit()
 
+    @property
+    def reason(self) -> str:
+        """Why the map is or is not applied."""
+        if self.n_pairs < self.min_pairs:
+            return f"warming up: {self.n_pairs} of {self.min_pairs} anchor pairs"
+        if np.unique(self._s).size < 2:
+            return "identity: the world-model scores of the anchor pairs do not vary"
+        if np.unique(self._y).size < 2:
+            return f"identity: every anchor's real score is {self._y[0]:.4g}; a map would be constant"
+        if self._knots is None:
+            return "identity: the fit is constant (real scores do not rise with the world-model score)"
+        return f"active: isotonic map fitted on {self.n_pairs} pairs"
+
     def _refit(self) -> None:
-        if self.n_pairs >= self.min_pairs and np.unique(self._s).size >= 2:
-            self._knots = FITS[self.backend](self._s, self._y)
-        else:
-            self._knots = None
+        self._knots = None
+        if self.n_pairs >= self.min_pairs and np.unique(self._s).size >= 2 and np.unique(self._y).size >= 2:
+            knots = FITS[self.backend](self._s, self._y)
+            if np.ptp(knots[1]) > 0:
+                self._knots = knots
 
     def transform(self, wm_scores: Sequence[float]) -> np.ndarray:
         s = finite_1d("wm_scores", wm_scores, allow_empty=True)

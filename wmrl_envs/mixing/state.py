@@ -1,0 +1,275 @@
+"""The mixing state behind every ``MixedRewardWrapper``: anchors, debiaser, weights, counts.
+
+One state serves many env copies and many processes:
+
+- **Anchors** in ``"hash"`` selection are a pure function of ``(seed, group key)``, so every copy
+  and every process decides the same without talking (``"quota"`` realizes the rate exactly
+  within one process).
+- **Anchor pairs** go to an append-only log beside ``state_path`` (``<state_path>.pairs.jsonl``),
+  one JSON line per pair, appended under an exclusive ``flock``. Every process reads the log in
+  file order, so all of them fit the same map on the same pairs. A pair's id is its group key and
+  its index within the group: a run resumed after a crash that replays episodes finds their ids
+  in the log and adds nothing twice.
+- The rest (anchor decisions, weights, counts) is a snapshot written atomically to ``state_path``
+  after every anchor pair. Copies in one process that share a ``state_path`` share one state
+  (:meth:`MixingState.shared`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import tempfile
+import threading
+import weakref
+from pathlib import Path
+
+import numpy as np
+
+from .anchors import AnchorSampler
+from .debias import OnlineDebiaser
+from .denoise import InverseVarianceWeights
+
+log = logging.getLogger(__name__)
+
+
+class PairLog:
+    """Anchor pairs ``(id, s, y)`` that any number of processes append to one file, each id once."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.offset = 0
+        self.ids: set[str] = set()
+
+    def sync(self, pair: tuple[str, float, float] | None = None) -> list[tuple[float, float]]:
+        """Read the pairs other writers added since the last call, then append ``pair`` unless its
+        id is already there; return every new ``(s, y)`` in file order (``pair``'s last)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a+b") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                new = self._read(f)
+                if pair is not None and pair[0] not in self.ids:
+                    new.append(self._append(f, *pair))
+                return new
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def _read(self, f) -> list[tuple[float, float]]:
+        f.seek(self.offset)
+        data = f.read()
+        complete = data[: data.rfind(b"\n") + 1]  # a writer killed mid-line leaves a partial line
+        self.offset += len(complete)
+        out = []
+        for line in complete.splitlines():
+            try:
+                rec = json.loads(line)
+                pid, s, y = str(rec["id"]), float(rec["s"]), float(rec["y"])
+            except (ValueError, KeyError, TypeError):
+                log.warning("mixing: skipped a damaged line in %s", self.path)
+                continue
+            if pid not in self.ids:
+                self.ids.add(pid)
+                out.append((s, y))
+        return out
+
+    def _append(self, f, pair_id: str, s: float, y: float) -> tuple[float, float]:
+        f.seek(0, os.SEEK_END)
+        end = f.tell()
+        prefix = b""
+        if end > self.offset:  # a partial line left by a killed writer: close it off
+            prefix = b"\n"
+        line = prefix + json.dumps({"id": pair_id, "s": s, "y": y}).encode() + b"\n"
+        f.write(line)
+        f.flush()
+        os.fsync(f.fileno())
+        self.offset = end + len(line)
+        self.ids.add(pair_id)
+        return s, y
+
+
+_shared: weakref.WeakValueDictionary[str, MixingState] = weakref.WeakValueDictionary()
+_shared_lock = threading.Lock()
+
+
+class MixingState:
+    """Anchor decisions, the debiaser, the weight estimates and counts of one WMRL run.
+
+    Thread-safe, so env copies stepped from a thread pool can share one.
+
+    Args:
+        anchor_rate: share of groups executed for real, in (0, 1].
+        seed: seeds anchor selection.
+        state_path: a JSON snapshot (and the pair log beside it); loaded if it exists.
+        selection: ``"hash"`` (a pure function of seed and key) or ``"quota"`` (exact rate).
+        window, min_pairs: the debiaser's memory and warm-up.
+        debias: apply the isotonic map (``False``: the no-debiasing ablation).
+    """
+
+    def __init__(
+        self,
+        anchor_rate: float = 0.1,
+        seed: int = 0,
+        state_path: str | os.PathLike | None = None,
+        selection: str = "hash",
+        window: int = 4096,
+        min_pairs: int = 16,
+        debias: bool = True,
+    ) -> None:
+        self.sampler = AnchorSampler(anchor_rate, seed, selection)
+        self.debiaser = OnlineDebiaser(window, min_pairs)
+        self.weighter = InverseVarianceWeights()
+        self.debias = bool(debias)
+        self.config = (float(anchor_rate), int(seed), selection, int(window), int(min_pairs), bool(debias))
+        self.state_path = None if state_path is None else Path(state_path)
+        self.pairs = None if self.state_path is None else PairLog(f"{self.state_path}.pairs.jsonl")
+        self.anchor_of: dict[str, bool] = {}
+        self.open_groups: dict[str, list[float]] = {}
+        self.episodes_of: dict[str, int] = {}  # anchor episodes seen per group: the pair ids
+        self.weights = None
+        self.counts = {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0}
+        self.return_range: list[float] | None = None  # running [min, max] of anchor returns
+        self.lock = threading.RLock()
+        if self.state_path is not None and self.state_path.exists():
+            self.load_state_dict(json.loads(self.state_path.read_text()), with_pairs=False)
+        self._ingest()
+
+    @classmethod
+    def shared(cls, state_path: str | os.PathLike, **config) -> MixingState:
+        """The one state of this process for ``state_path`` (made on first use).
+
+        A second request with another configuration is a ``ValueError``: two runs would mix
+        their pairs."""
+        key = str(Path(state_path).resolve())
+        with _shared_lock:
+            state = _shared.get(key)
+            if state is None:
+                state = cls(state_path=state_path, **config)
+                _shared[key] = state
+            elif cls(**config).config != state.config:
+                raise ValueError(
+                    f"{state_path} is already used in this process by a MixingState with "
+                    f"(anchor_rate, seed, selection, window, min_pairs, debias) = {state.config}"
+                )
+            return state
+
+    def begin_episode(self, key: str) -> bool:
+        """Count an episode of group ``key``; fold completed groups into the weights; is it an anchor?"""
+        with self.lock:
+            if key not in self.anchor_of:
+                if self.sampler.mode == "hash":
+                    self.anchor_of[key] = self.sampler.is_anchor(key)
+                else:
+                    self.anchor_of[key] = bool(self.sampler.select([key])[0])
+                self._close_groups(keep=key)
+            anchor = self.anchor_of[key]
+            self.counts["episodes"] += 1
+            self.counts["anchor_episodes"] += int(anchor)
+            return anchor
+
+    def _close_groups(self, keep: str) -> None:
+        """A new group started: the open ones are complete, fold them into the weight estimate.
+
+        Single-episode groups carry no within-group variance and are left out."""
+        done = {k: r for k, r in self.open_groups.items() if k != keep and len(r) > 1}
+        self.open_groups = {k: r for k, r in self.open_groups.items() if k == keep}
+        if done:
+            centred = np.concatenate([np.asarray(r) - np.mean(r) for r in done.values()])
+            kinds = np.concatenate([np.full(len(r), self.anchor_of[k]) for k, r in done.items()])
+            self.weights = self.weighter.update(centred, kinds)
+
+    def _ingest(self, pair: tuple[str, float, float] | None = None) -> None:
+        if self.pairs is None:
+            if pair is not None:
+                self.debiaser.update([pair[1]], [pair[2]])
+            return
+        new = self.pairs.sync(pair)
+        if new:
+            s, y = zip(*new)
+            self.debiaser.update(s, y)
+
+    def transform(self, s: float) -> float:
+        """The debiased world-model score (pairs other processes added are read first)."""
+        with self.lock:
+            self._ingest()
+            return float(self.debiaser.transform([s])[0]) if self.debias else s
+
+    def end_episode(self, key: str, reward: float, wm_score: float | None, real: float | None) -> None:
+        """Keep the episode's reward for its group; an anchor pair goes to the debiaser and disk."""
+        with self.lock:
+            self.open_groups.setdefault(key, []).append(float(reward))
+            if real is not None and wm_score is not None:
+                n = self.episodes_of.get(key, 0)
+                self.episodes_of[key] = n + 1
+                self._ingest((f"{key}#{n}", float(wm_score), float(real)))
+                self.save()
+
+    def normalised_return(self, episode_return: float, given: tuple[float, float] | None) -> float:
+        """``episode_return`` in [0, 1] by ``given`` ``(lo, hi)``, else by the running range."""
+        with self.lock:
+            if given is None:
+                lo, hi = self.return_range or (episode_return, episode_return)
+                self.return_range = [min(lo, episode_return), max(hi, episode_return)]
+                lo, hi = self.return_range
+            else:
+                lo, hi = given
+            return 0.5 if hi <= lo else float(np.clip((episode_return - lo) / (hi - lo), 0.0, 1.0))
+
+    def weight(self, anchor: bool) -> float | None:
+        """The current inverse-variance advantage multiplier of anchor or world-model episodes
+        (None until a group of two or more episodes of each kind has completed)."""
+        w = self.weights
+        return None if w is None else (w.c_anchor if anchor else w.c_wm)
+
+    def stats(self) -> dict:
+        """Counts, realized anchor rate, calibration state (and why) and the current weights."""
+        with self.lock:
+            w = self.weights
+            n_groups = len(self.anchor_of)
+            n_anchor = sum(self.anchor_of.values())
+            return {
+                **self.counts,
+                "groups": n_groups,
+                "anchor_groups": n_anchor,
+                "realized_rate": n_anchor / max(1, n_groups),
+                "calib_pairs": self.debiaser.n_pairs,
+                "calib_active": self.debiaser.active and self.debias,
+                "calib_reason": self.debiaser.reason if self.debias else "off (no-debiasing ablation)",
+                **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm}),
+            }
+
+    def state_dict(self) -> dict:
+        with self.lock:
+            return {
+                "sampler": self.sampler.state_dict(),
+                "debiaser": self.debiaser.state_dict(),
+                "weighter": self.weighter.state_dict(),
+                "anchor_of": dict(self.anchor_of),
+                "counts": dict(self.counts),
+                "return_range": self.return_range,
+            }
+
+    def load_state_dict(self, state: dict, with_pairs: bool = True) -> None:
+        """Restore a snapshot; ``with_pairs=False`` keeps the pairs from the pair log instead."""
+        with self.lock:
+            self.sampler.load_state_dict(state["sampler"])
+            if with_pairs:
+                self.debiaser.load_state_dict(state["debiaser"])
+            self.weighter.load_state_dict(state["weighter"])
+            self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
+            self.counts = dict(state["counts"])
+            self.return_range = state.get("return_range")
+
+    def save(self) -> None:
+        """Write the snapshot to ``state_path`` atomically (a crash leaves the old or the new file)."""
+        if self.state_path is None:
+            return
+        self.state_path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, prefix=".mixstate-")
+        with os.fdopen(fd, "w") as f:
+            json.dump(self.state_dict(), f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.state_path)
