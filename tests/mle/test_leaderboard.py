@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pytest
 
 from wmrl_envs.mle.leaderboard import Leaderboard, rpg
+from wmrl_envs.mle.metrics import get_metric
+from wmrl_envs.mle.spec import SUITES, list_specs
 
 
 def test_position_matches_mledojo_formula():
@@ -79,3 +82,15 @@ def test_board_csv_round_trip_and_column_choice():
     mledojo = Leaderboard.read(io.StringIO("rank,whatever\n1,0.3\n2,0.2\n"), False)  # second column
     assert list(mledojo.scores) == [0.2, 0.3]
 
+
+@pytest.mark.parametrize("suite", ["offline", "dsbench"])
+def test_copying_the_sample_earns_at_most_005_on_every_committed_board(suite):
+    """Real boards (MLE-Dojo's: 0.01-0.04) have no entry that loses to the sample submission."""
+    summary = json.loads((SUITES[suite] / "baselines.json").read_text())
+    for spec in list_specs(suite):
+        row = summary[spec.id]
+        board = Leaderboard.read(spec.leaderboard_path, row["higher_is_better"])
+        metric = get_metric(spec.metric)
+        b = row["sample_submission"]  # boards store 10 significant digits
+        assert not any(metric.better(b, s) and not np.isclose(b, s, rtol=1e-9) for s in board.scores), spec.id
+        assert board.percentile(row["sample_submission"]) <= 0.05, spec.id
