@@ -236,6 +236,7 @@ class MixedRewardWrapper(_PredictingWrapper):
         self._tag = secrets.token_hex(4)  # group keys of an env without groups: unique per wrapper
         self._group = ""
         self._anchor = False
+        self._episode: str | None = None
         self._s: float | None = None
         self._return = 0.0
         if not self.is_text and real_score == "auto" and not getattr(env.unwrapped, "reports_success", False):
@@ -267,6 +268,7 @@ class MixedRewardWrapper(_PredictingWrapper):
         key = info.get("group", (options or {}).get("group"))
         self._group = str(key) if key is not None else f"{self._tag}-episode-{self.state.counts['episodes']}"
         self._anchor = self.state.begin_episode(self._group)
+        self._episode = None if seed is None else f"s{seed}"  # names a replayed episode the same
         self._s = None
         self._return = 0.0
         return obs, info
@@ -346,7 +348,7 @@ class MixedRewardWrapper(_PredictingWrapper):
         if real is not None:
             reward = real
         if terminated or truncated:
-            self.state.end_episode(self._group, reward, wm_score, real)
+            self.state.end_episode(self._group, reward, wm_score, real, self._episode)
         info["mixing"] = {
             "anchor": self._anchor,
             "group": self._group,

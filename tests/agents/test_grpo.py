@@ -134,3 +134,54 @@ def test_bad_trainer_arguments():
         GRPOTrainer(RecipeEnv(), TemplatePolicy(), [])
     with pytest.raises(ValueError, match="group_size"):
         GRPOTrainer(RecipeEnv(), TemplatePolicy(), ["clean-task"], group_size=1)
+
+
+KILLABLE = """
+import sys
+sys.path.insert(0, {tests!r})
+from test_grpo import CONTEXTS, RecipeEnv, true_score
+from agents.grpo import GRPOTrainer
+from agents.template import TemplatePolicy
+from wmrl_envs.world_models.base import Prediction
+from wmrl_envs.wrappers import MixedRewardWrapper
+
+class ExactWM:
+    def predict(self, context, action):
+        return Prediction(score=0.1 + 0.5 * true_score(context["task_id"], action), cost_s=0.0)
+
+env = MixedRewardWrapper(RecipeEnv(), ExactWM(), anchor_rate=0.5, seed=1, state_path={state!r})
+trainer = GRPOTrainer(env, TemplatePolicy(seed=1), list(CONTEXTS), seed=3, log_dir={log!r}, progress=False)
+trainer.train(5)
+print("finished", flush=True)
+"""
+
+
+def _records(path):
+    return {r["id"]: (r["s"], r["y"]) for r in map(json.loads, path.read_text().splitlines())}
+
+
+def test_grpo_killed_before_or_after_its_first_checkpoint_resumes_with_each_pair_once(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    def run(name):
+        code = KILLABLE.format(tests=str(__file__.rsplit("/", 1)[0]), state=str(tmp_path / name / "mix.json"),
+                               log=str(tmp_path / name / "log"))
+        return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+
+    run("whole").communicate(timeout=300)
+    whole = tmp_path / "whole" / "mix.json.pairs.jsonl"
+    lines = whole.read_text().splitlines()
+    assert len(lines) == len(_records(whole)) > 0
+    for name, ready in (("early", lambda d: (d / "mix.json.pairs.jsonl").exists()),
+                        ("late", lambda d: (d / "log" / "checkpoint.json").exists())):
+        p = run(name)
+        while not ready(tmp_path / name) and p.poll() is None:
+            time.sleep(0.005)
+        p.kill()  # SIGKILL: before update 0's checkpoint, or after the first one
+        p.wait()
+        run(name).communicate(timeout=300)
+        log = tmp_path / name / "mix.json.pairs.jsonl"
+        assert _records(log) == _records(whole), name  # every pair of the uninterrupted run, once
+        assert len([x for x in log.read_text().splitlines() if x.startswith("{") and x.endswith("}")]) == len(lines)

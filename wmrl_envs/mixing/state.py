@@ -196,14 +196,20 @@ class MixingState:
             self._ingest()
             return float(self.debiaser.transform([s])[0]) if self.debias else s
 
-    def end_episode(self, key: str, reward: float, wm_score: float | None, real: float | None) -> None:
-        """Keep the episode's reward for its group; an anchor pair goes to the debiaser and disk."""
+    def end_episode(
+        self, key: str, reward: float, wm_score: float | None, real: float | None, episode: str | None = None
+    ) -> None:
+        """Keep the episode's reward for its group; an anchor pair goes to the debiaser and disk.
+
+        ``episode`` names the episode within its group (the wrappers pass its reset seed), so that
+        a replayed episode has the same pair id; without it, the episode's index in the group."""
         with self.lock:
             self.open_groups.setdefault(key, []).append(float(reward))
             if real is not None and wm_score is not None:
-                n = self.episodes_of.get(key, 0)
-                self.episodes_of[key] = n + 1
-                self._ingest((f"{key}#{n}", float(wm_score), float(real)))
+                if episode is None:
+                    episode = str(self.episodes_of.get(key, 0))
+                    self.episodes_of[key] = int(episode) + 1
+                self._ingest((f"{key}#{episode}", float(wm_score), float(real)))
                 self.save()
 
     def normalised_return(self, episode_return: float, given: tuple[float, float] | None) -> float:
@@ -251,11 +257,12 @@ class MixingState:
                 "return_range": self.return_range,
             }
 
-    def load_state_dict(self, state: dict, with_pairs: bool = True) -> None:
-        """Restore a snapshot; ``with_pairs=False`` keeps the pairs from the pair log instead."""
+    def load_state_dict(self, state: dict, with_pairs: bool | None = None) -> None:
+        """Restore a snapshot. Its anchor pairs are used only without a pair log (``with_pairs``
+        None) or when asked: with a log, the log holds every pair, newer ones included."""
         with self.lock:
             self.sampler.load_state_dict(state["sampler"])
-            if with_pairs:
+            if with_pairs or (with_pairs is None and self.pairs is None):
                 self.debiaser.load_state_dict(state["debiaser"])
             self.weighter.load_state_dict(state["weighter"])
             self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
