@@ -24,20 +24,24 @@ def test_check_env_passes(kitchen_env):
 
 
 def test_reset_and_step_info(kitchen_env):
+    kitchen_env.reset(seed=0)
+    kitchen_env.step(np.zeros(7))  # bills the resets that earlier tests left without a step
     obs, info = kitchen_env.reset(seed=3, options={"group": "g1"})
     assert obs.shape == (151,) and obs.dtype == np.float32
     assert info["task_id"] == 3 and info["group"] == "g1" and 0 <= info["init_state"] < 50
     assert info["instruction"] == "put the black bowl in the bottom drawer of the cabinet and close it"
-    assert info["cost"]["sim_steps"] == 10  # the settle steps
+    assert info["cost"]["sim_steps"] == 0 and info["cost"]["sim_s"] == 0  # charged to the first step
     obs, reward, terminated, truncated, info = kitchen_env.step(np.zeros(7))
     assert (reward, terminated, truncated, info["success"], info["score"]) == (0.0, False, False, False, 0.0)
     assert info["reward_source"] == "real" and set(info["cost"]) == COST_KEYS
-    assert info["cost"]["sim_steps"] == 1 and info["cost"]["sim_s"] > 0
+    assert info["cost"]["sim_steps"] == 1 + 10 and info["cost"]["sim_s"] > 0  # the step + 10 settle steps
+    assert kitchen_env.step(np.zeros(7))[4]["cost"]["sim_steps"] == 1
     ctx = json.loads(json.dumps(info["wm_context"]))  # JSON-serializable
     assert [a["predicate"] for a in ctx["atoms"]] == ["close", "in"] and ctx["step"] == 1
     assert not any(a["holds"] for a in ctx["atoms"]) and all(a["distance"] > 0 for a in ctx["atoms"])
     # A default group is fresh per episode.
     assert kitchen_env.reset(seed=3)[1]["group"] != kitchen_env.reset(seed=3)[1]["group"]
+    assert kitchen_env.step(np.zeros(7))[4]["cost"]["sim_steps"] == 1 + 2 * 10  # both resets' settle steps
 
 
 def test_seed_fixes_init_state_and_trajectory(kitchen_env):
@@ -135,4 +139,4 @@ def test_async_vector_env_builds_simulators_in_workers():
     assert obs.shape == (2, 151)
     obs, reward, terminated, truncated, info = envs.step(np.zeros((2, 7), dtype=np.float32))
     envs.close()
-    assert obs.shape == (2, 151) and list(info["cost"]["sim_steps"]) == [1, 1]
+    assert obs.shape == (2, 151) and list(info["cost"]["sim_steps"]) == [11, 11]  # 1 + 10 settle steps

@@ -79,6 +79,12 @@ class LiberoLongEnv(gym.Env):
     and ``init_state``. ``sim_s`` is wall-clock time, which is why the id is registered
     ``nondeterministic``; observations, rewards and episode ends are deterministic given the seed.
 
+    **Cost**: summing ``info["cost"]`` over the steps of an episode counts all of its simulator
+    work. A reset's work (building the simulator when the task changes, the scene reset and the
+    ``settle_steps`` no-op steps) is charged to the first ``step`` after it, whose cost shows
+    ``1 + settle_steps`` simulator steps (resets with no step between them add up); the reset's
+    own info reports zero cost, so adding reset infos as well counts nothing twice.
+
     Args:
         task_id: fixed task (0-9 or name); ``None`` lets each reset choose.
         obs_mode: ``"state"``, ``"pixels"`` or ``"pixels_state"``.
@@ -90,6 +96,7 @@ class LiberoLongEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
+    reports_success = True  # every step's info has "success" (what MixedRewardWrapper scores anchors by)
 
     def __init__(
         self,
@@ -136,6 +143,7 @@ class LiberoLongEnv(gym.Env):
         self._t = 0
         self._done = True
         self._last_raw: dict[str, np.ndarray] | None = None
+        self._pending = (0, 0.0)  # simulator steps and seconds run by resets, charged to the next step
 
     # -- simulator -------------------------------------------------------------------------
     @property
@@ -167,6 +175,7 @@ class LiberoLongEnv(gym.Env):
         if self._sim is not None:
             self._sim.close()
         self._sim, self._sim_task, self._goal = None, None, None
+        _LIVE.discard(self)
 
     # -- observation and info --------------------------------------------------------------
     def _state(self, raw: dict[str, np.ndarray]) -> np.ndarray:
@@ -240,9 +249,9 @@ class LiberoLongEnv(gym.Env):
         elif not 0 <= index < len(states):
             raise ValueError(f"options['init_state'] must lie in 0-{len(states) - 1}, got {index!r}")
 
+        start = time.perf_counter()
         self._ensure_sim(task)
         self._task, self._init_index, self._t, self._done = task, int(index), 0, False
-        start = time.perf_counter()
         # LIBERO's reset places fixtures with the global numpy RNG; the init states set only qpos.
         outer = np.random.get_state()
         np.random.seed(int(self.np_random.integers(2**31)))
@@ -256,9 +265,10 @@ class LiberoLongEnv(gym.Env):
         raw = self._sim.set_init_state(states[index])
         for _ in range(self.settle_steps):
             raw, _, _, _ = self._sim.step(SETTLE_ACTION)
-        sim_s = time.perf_counter() - start
+        steps, seconds = self._pending
+        self._pending = (steps + self.settle_steps, seconds + time.perf_counter() - start)
         self._last_raw = raw
-        info = self._info(bool(self._sim.check_success()), self.settle_steps, sim_s)
+        info = self._info(bool(self._sim.check_success()), 0, 0.0)
         info["group"] = options.get("group") or uuid.uuid4().hex
         info["init_state"] = self._init_index
         return self._obs(raw), info
@@ -278,12 +288,14 @@ class LiberoLongEnv(gym.Env):
         start = time.perf_counter()
         raw, _, success, _ = self._sim.step(a)  # robosuite's done is its success check
         sim_s = time.perf_counter() - start
+        (reset_steps, reset_s), self._pending = self._pending, (0, 0.0)
         self._t += 1
         self._last_raw = raw
         success = bool(success)
         truncated = not success and self._t >= self.max_steps
         self._done = success or truncated
-        return self._obs(raw), float(success), success, truncated, self._info(success, 1, sim_s)
+        info = self._info(success, 1 + reset_steps, sim_s + reset_s)
+        return self._obs(raw), float(success), success, truncated, info
 
     def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array" or self._sim is None:
@@ -295,5 +307,8 @@ class LiberoLongEnv(gym.Env):
         return np.ascontiguousarray(frame[::-1])
 
     def close(self) -> None:
+        """Close the simulator; the last LIBERO env of the process also removes its config folder."""
         self._close_sim()
+        if not _LIVE:
+            suite.remove_config()
         super().close()

