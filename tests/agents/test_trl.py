@@ -4,6 +4,7 @@ on the tiny Qwen3 (plain and mixed). A fake text env keeps the sandbox out."""
 
 from types import SimpleNamespace
 
+import json
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -192,3 +193,46 @@ def test_trainer_with_group_scaling_is_refused(tiny_llm_path, tmp_path):
     trainer = grpo(tiny_llm_path, tmp_path, WeightedAdvantageReward(CountingEnv()), scale_rewards="group")
     with pytest.raises(ValueError, match="scale_rewards='none'"):
         trainer.train()
+
+
+RANK = """
+import sys, types
+sys.path.insert(0, {tests!r})
+from test_wrappers import BiasedWM, CodeEnv
+from agents.trl import EnvReward
+from wmrl_envs.wrappers import MixedRewardWrapper
+
+rank, steps = int(sys.argv[1]), [int(s) for s in sys.argv[2].split(",") if s]
+env = MixedRewardWrapper(CodeEnv(), BiasedWM(), anchor_rate=0.5, seed=5, state_path={state!r}, min_pairs=4)
+reward = EnvReward(env)
+for step in steps:  # this rank's share of each generation batch: 2 groups x 4 completions
+    groups = [f"r{{rank}}-g{{k}}" for k in range(2) for _ in range(4)]
+    seeds = [1000 * step + 10 * rank + i for i in range(8)]
+    completions = [str((s % 97) / 97) for s in seeds]
+    reward(None, completions, seed=seeds, task_id=["t"] * 8, group=groups,
+           trainer_state=types.SimpleNamespace(global_step=step))
+print("map", env.state.transform(0.5), env.stats()["calib_pairs"], flush=True)
+"""
+
+
+def test_two_trl_ranks_share_one_store_and_one_map(tmp_path):
+    import subprocess
+    import sys
+
+    state = tmp_path / "mix.json"
+
+    def rank(r, steps):
+        code = RANK.format(tests=str(__file__.rsplit("/", 2)[0]), state=str(state))
+        return subprocess.Popen([sys.executable, "-c", code, str(r), steps], stdout=subprocess.PIPE, text=True)
+
+    procs = [rank(0, "0,1,2"), rank(1, "0,1,2")]  # two real processes, concurrently
+    assert all(p.wait(timeout=300) == 0 for p in procs)
+    records = [json.loads(x) for x in (tmp_path / "mix.json.pairs.jsonl").read_text().splitlines()]
+    ids = [r["id"] for r in records]
+    assert len(ids) == len(set(ids)) > 0 and {i.split("-")[0] for i in ids} == {"r0", "r1"}
+    replay = rank(0, "1,2")  # rank 0 resumed from a checkpoint at step 1 replays steps 1 and 2
+    assert replay.wait(timeout=300) == 0
+    assert len((tmp_path / "mix.json.pairs.jsonl").read_text().splitlines()) == len(ids)  # nothing twice
+    readers = [rank(0, ""), rank(1, "")]
+    maps = [p.communicate(timeout=300)[0].split() for p in readers]
+    assert maps[0] == maps[1] and int(maps[0][2]) == len(ids)  # one store, one map in both ranks
