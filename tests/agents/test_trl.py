@@ -2,9 +2,9 @@
 weighted advantages against the mixer's math, the scale_rewards check, and two real trainer steps
 on the tiny Qwen3 (plain and mixed). A fake text env keeps the sandbox out."""
 
+import json
 from types import SimpleNamespace
 
-import json
 import gymnasium as gym
 import numpy as np
 import pytest
