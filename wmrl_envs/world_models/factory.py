@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from wmrl_envs.world_models.base import WorldModel
 
-SPECS = "static | openai:URL[#MODEL] | vllm:PATH | hf:PATH"
+SPECS = "static | learned | openai:URL[#MODEL] | vllm:PATH | hf:PATH"
 
 
 def make_world_model(spec: str = "static") -> WorldModel:
-    """``static`` (the default, no LLM), ``openai:URL[#MODEL]`` (an OpenAI-compatible server such
+    """``static`` (the default, no LLM), ``learned`` (the static verdicts mapped to the real reward
+    by a model fitted on anchor pairs), ``openai:URL[#MODEL]`` (an OpenAI-compatible server such
     as ``vllm serve``), ``vllm:PATH`` (vLLM's offline engine) or ``hf:PATH`` (transformers,
     log-prob verdicts)."""
     kind, _, arg = spec.partition(":")
@@ -16,6 +17,10 @@ def make_world_model(spec: str = "static") -> WorldModel:
         from wmrl_envs.world_models.static import CodeCheckWorldModel
 
         return CodeCheckWorldModel()
+    if kind == "learned" and not arg:
+        from wmrl_envs.world_models.learned import LearnedWorldModel
+
+        return LearnedWorldModel()
     if kind in ("openai", "vllm", "hf") and arg:
         from wmrl_envs.world_models import backends
         from wmrl_envs.world_models.llm import LLMCheckWorldModel

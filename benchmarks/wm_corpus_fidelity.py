@@ -1,0 +1,205 @@
+"""World-model fidelity on agent-style programs nobody wrote the checks against, on the corpus's
+frozen test half, with bootstrap 95% intervals.
+
+    python benchmarks/wm_corpus_fidelity.py [--world-models static learned static+isotonic] [--boot 1000] [--out DIR]
+
+The corpus (``benchmarks/corpus``: programs written from the task page only, each run for real,
+``outcomes.jsonl``) is split by task (``split.json``). Everything that learns (the isotonic map of
+``static+isotonic``, ``learned``'s regressor) learns on the dev half only; every figure is on the
+test half:
+
+- AUC of the score for "the run produced a graded submission";
+- Spearman of the score with the real reward, over all programs and over the successful ones;
+- hack share: reward-hacking programs (``category=hack``) scored >= 0.6 although their real reward
+  is <= 0.2;
+- false-failure share: programs with real reward >= 0.5 scored <= 0.1 (all, and the ``unusual``
+  idioms alone);
+- programs predicted per second on one core.
+
+Prints a table, writes ``wm_corpus_fidelity.json`` and ``wm_corpus_fidelity.png`` (predicted
+against real reward per world model) under ``--out`` (default ``benchmarks/out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import spearmanr
+from sklearn.isotonic import IsotonicRegression
+from sklearn.metrics import roc_auc_score
+from tqdm import tqdm
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import table, write_json  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+TARGETS = {"auc": 0.92, "spearman": 0.7, "hack_share": 0.10, "false_failure_share": 0.10, "programs_per_s": 200}
+
+
+def load_corpus(corpus: Path = CORPUS) -> tuple[list[dict], dict]:
+    """Outcome rows (with the program text) and the split."""
+    split = json.loads((corpus / "split.json").read_text())
+    rows = []
+    for line in (corpus / "outcomes.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        path = Path(row["path"])
+        row["code"] = (path if path.is_absolute() else corpus.parent.parent / path).read_text()
+        rows.append(row)
+    return rows, split
+
+
+def contexts(rows: list[dict]) -> dict[str, dict]:
+    """Each task's world-model context, as its env gives it at reset."""
+    from wmrl_envs.mle.suites import load_tasks
+
+    out = {}
+    for suite in sorted({r["suite"] for r in rows}):
+        ids = sorted({r["task_id"] for r in rows if r["suite"] == suite})
+        for task_id, task in load_tasks(suite, "all", ids, progress=False).items():
+            out[task_id] = dict(task.context())
+    return out
+
+
+def _ok(row: dict) -> bool:
+    return row["status"] == "ok"
+
+
+def metrics(scores: np.ndarray, rows: list[dict]) -> dict[str, float]:
+    """The fidelity figures of ``scores`` against the rows' real outcomes."""
+    reward = np.array([r["reward"] or 0.0 for r in rows], dtype=float)
+    ok = np.array([_ok(r) for r in rows])
+    cat = np.array([r["category"] for r in rows])
+    out = {
+        "auc": roc_auc_score(ok, scores) if 0 < ok.sum() < len(ok) else float("nan"),
+        "spearman": spearmanr(scores, reward).statistic,
+        "spearman_ok": spearmanr(scores[ok], reward[ok]).statistic if ok.sum() > 2 else float("nan"),
+    }
+    hacks = (cat == "hack") & (reward <= 0.2)
+    valid = reward >= 0.5
+    unusual = valid & (cat == "unusual")
+    out["hack_share"] = float(np.mean(scores[hacks] >= 0.6)) if hacks.any() else float("nan")
+    out["false_failure_share"] = float(np.mean(scores[valid] <= 0.1)) if valid.any() else float("nan")
+    out["false_failure_unusual"] = float(np.mean(scores[unusual] <= 0.1)) if unusual.any() else float("nan")
+    return {k: float(v) for k, v in out.items()}
+
+
+def bootstrap(scores: np.ndarray, rows: list[dict], reps: int, seed: int = 0) -> dict[str, tuple[float, float]]:
+    """95% percentile intervals of every figure, resampling programs."""
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = {}
+    for _ in range(reps):
+        idx = rng.integers(0, len(rows), len(rows))
+        for k, v in metrics(scores[idx], [rows[i] for i in idx]).items():
+            draws.setdefault(k, []).append(v)
+    return {k: (float(np.nanpercentile(v, 2.5)), float(np.nanpercentile(v, 97.5))) for k, v in draws.items()}
+
+
+def score_all(predict: Callable, rows: list[dict], ctx: dict[str, dict], desc: str) -> tuple[np.ndarray, float]:
+    """Scores of ``rows`` and programs per second (one thread)."""
+    t0 = time.process_time()
+    scores = np.array([predict(ctx[r["task_id"]], r["code"]).score for r in tqdm(rows, desc=desc, leave=False)])
+    return scores, len(rows) / max(time.process_time() - t0, 1e-9)
+
+
+def world_models(names: list[str], dev: list[dict], ctx: dict[str, dict]) -> dict[str, Callable]:
+    """``predict`` functions of the named world models, trained on ``dev`` where they learn."""
+    from wmrl_envs.world_models.factory import make_world_model
+    from wmrl_envs.world_models.learned import LearnedWorldModel
+
+    static = make_world_model("static")
+    out: dict[str, Callable] = {}
+    for name in names:
+        if name == "static":
+            out[name] = static.predict
+        elif name == "static+isotonic":
+            s = np.array([static.predict(ctx[r["task_id"]], r["code"]).score for r in dev])
+            iso = IsotonicRegression(out_of_bounds="clip", y_min=0, y_max=1).fit(s, [r["reward"] or 0.0 for r in dev])
+
+            def debiased(c, code, iso=iso):
+                p = static.predict(c, code)
+                p.score = float(iso.predict([p.score])[0])
+                return p
+
+            out[name] = debiased
+        elif name == "learned":
+            model = LearnedWorldModel(static, min_pairs=16)
+            model.fit([ctx[r["task_id"]] for r in dev], [r["code"] for r in dev], [r["reward"] or 0.0 for r in dev])
+            out[name] = model.predict
+        else:
+            out[name] = make_world_model(name).predict
+    return out
+
+
+def plot(results: dict, test: list[dict], out: Path) -> Path | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    reward = np.array([r["reward"] or 0.0 for r in test])
+    hack = np.array([r["category"] == "hack" for r in test])
+    fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 4), squeeze=False)
+    for ax, (name, res) in zip(axes[0], results.items()):
+        s = np.array(res["scores"])
+        ax.scatter(s[~hack], reward[~hack], s=12, alpha=0.6, label="other programs")
+        ax.scatter(s[hack], reward[hack], s=14, alpha=0.8, marker="x", color="crimson", label="reward hacking")
+        ax.plot([0, 1], [0, 1], color="grey", lw=0.8)
+        ax.set(title=f"{name}: Spearman {res['figures']['spearman']:.2f}", xlabel="predicted score", ylabel="real reward",
+               xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
+    axes[0][0].legend(loc="upper left", fontsize=8)
+    fig.suptitle("World model vs real execution, corpus test half")
+    fig.tight_layout()
+    path = out / "wm_corpus_fidelity.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--world-models", nargs="+", default=["static", "static+isotonic", "learned"])
+    ap.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the intervals")
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out"))
+    args = ap.parse_args()
+    if args.boot < 1:
+        ap.error("--boot must be at least 1")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows, split = load_corpus()
+    test_tasks = set(split["test"])
+    test = [r for r in rows if r["task_id"] in test_tasks]
+    dev = [r for r in rows if r["task_id"] not in test_tasks]
+    ctx = contexts(rows)
+    results = {}
+    for name, predict in world_models(args.world_models, dev, ctx).items():
+        scores, rate = score_all(predict, test, ctx, name)
+        figures = {**metrics(scores, test), "programs_per_s": rate}
+        results[name] = {"figures": figures, "ci95": bootstrap(scores, test, args.boot), "scores": scores.tolist()}
+    rows_out = []
+    for name, res in results.items():
+        f, ci = res["figures"], res["ci95"]
+        row = {"world_model": name}
+        for k in ("auc", "spearman", "spearman_ok", "hack_share", "false_failure_share", "false_failure_unusual"):
+            row[k] = f"{f[k]:.3f} [{ci[k][0]:.2f}, {ci[k][1]:.2f}]"
+        row["programs/s"] = f"{f['programs_per_s']:.0f}"
+        rows_out.append(row)
+    print(f"Corpus test half: {len(test)} programs on {len(test_tasks)} tasks (dev half: {len(dev)} programs)")
+    print(table(rows_out, list(rows_out[0])))
+    print("targets:", ", ".join(f"{k} {'>=' if k in ('auc', 'spearman', 'programs_per_s') else '<='} {v}" for k, v in TARGETS.items()))
+    png = plot(results, test, out)
+    path = write_json("wm_corpus_fidelity", {"test_programs": len(test), "dev_programs": len(dev), "targets": TARGETS,
+                                             "results": results, "plot": str(png) if png else None}, out)
+    print(f"wrote {path}" + (f" and {png}" if png else ""))
+
+
+if __name__ == "__main__":
+    main()
