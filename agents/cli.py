@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=None, help="sandboxes run at once (default: 2)")
     p.add_argument("--executor", default="auto", help="sandbox backend: auto, bwrap, docker, ray, local")
     p.add_argument("--out", default=None, help="write DIR/results.json and DIR/compare.png")
+    p.add_argument("--world-model", default="static", metavar="SPEC",
+                   help="the WMRL arms' world model: static, learned (fits on the anchor pairs), or an LLM spec "
+                   "as in `wmrl predict` (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_compare)
 
@@ -32,6 +35,7 @@ def _compare(args: argparse.Namespace) -> int:
 
     try:
         results = compare(
+            world_model=args.world_model,
             budget=args.budget,
             arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
             seed=args.seed,

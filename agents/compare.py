@@ -56,6 +56,10 @@ def _exec_cpu(cost: dict) -> float:
 
 
 def _train_arm(arm, make_train_env, world_model, budget, seed, workers, log_dir, progress) -> tuple:
+    from wmrl_envs.world_models.factory import make_world_model
+
+    if isinstance(world_model, str):
+        world_model = make_world_model(world_model)
     envs = [make_train_env() for _ in range(workers)]
     tasks = _task_ids(envs[0])
     weighting = "pooled" if arm == "wmrl-no-denoise" else "energy"
@@ -86,9 +90,11 @@ def compare(
     env_kwargs: dict | None = None,
     progress: bool = True,
 ) -> dict:
-    """Train every arm, evaluate each on held-out tasks and DSBench, and return the results dict."""
-    from wmrl_envs.world_models import CodeCheckWorldModel
+    """Train every arm, evaluate each on held-out tasks and DSBench, and return the results dict.
 
+    ``world_model``: a world model, or a spec for ``make_world_model`` (each arm then builds its
+    own, so a model that learns from anchors never carries one arm's pairs into another).
+    """
     unknown = [a for a in arms if a not in ARMS]
     if unknown or "real" not in arms:
         raise ValueError(f"arms must include 'real' and come from {ARMS}; got {list(arms)}")
@@ -96,7 +102,11 @@ def compare(
     workers = workers or 2
     out = None if out is None else Path(out)
     kw = dict(env_kwargs or {})
-    world_model = world_model or CodeCheckWorldModel()
+    world_model = world_model or "static"
+    if isinstance(world_model, str):
+        from wmrl_envs.world_models.factory import check_spec
+
+        check_spec(world_model)
 
     def make(env, split):
         return lambda: gym.make(env, split=split, **kw)

@@ -32,3 +32,8 @@ def test_table_and_plot_from_committed_results(tmp_path):
     assert "wmrl-no-debias" in text and "compute_ratio" in text
     plot(results, tmp_path / "c.png")
     assert (tmp_path / "c.png").stat().st_size > 10_000
+
+
+def test_compare_refuses_an_unknown_world_model_before_training(capsys):
+    assert main(["compare", "--world-model", "oracle", "--quiet"]) == 2
+    assert "unknown world model 'oracle'" in capsys.readouterr().err

@@ -7,6 +7,14 @@ from wmrl_envs.world_models.base import WorldModel
 SPECS = "static | learned | openai:URL[#MODEL] | vllm:PATH | hf:PATH"
 
 
+def check_spec(spec: str) -> str:
+    """``spec`` if it names a world model (without building it), else a ``ValueError``."""
+    kind, _, arg = spec.partition(":")
+    if (kind in ("static", "learned") and not arg) or (kind in ("openai", "vllm", "hf") and arg):
+        return spec
+    raise ValueError(f"unknown world model {spec!r}; use one of: {SPECS}")
+
+
 def make_world_model(spec: str = "static") -> WorldModel:
     """``static`` (the default, no LLM), ``learned`` (the static verdicts mapped to the real reward
     by a model fitted on anchor pairs), ``openai:URL[#MODEL]`` (an OpenAI-compatible server such
