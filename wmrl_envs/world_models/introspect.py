@@ -153,3 +153,18 @@ def estimator_tags(cls: Any) -> tuple[str | None, bool | None]:
         kind = getattr(cls, "_estimator_type", None)
         return kind, None
     return getattr(tags, "estimator_type", None), getattr(tags.input_tags, "allow_nan", None)
+
+
+@lru_cache(maxsize=1)
+def copy_on_write() -> bool:
+    """Whether the installed pandas copies on write, so chained in-place calls change a temporary
+    (always from pandas 3; an option before it)."""
+    pd, _ = resolve("pandas")
+    if pd is None:
+        return False
+    try:
+        if int(str(pd.__version__).split(".")[0]) >= 3:
+            return True
+        return bool(pd.get_option("mode.copy_on_write"))
+    except Exception:
+        return False

@@ -1,93 +1,145 @@
-"""A prior on how well a program that runs will score, from its model family and preprocessing.
+"""A prior on how well a program that runs will score, read off the task's leaderboard.
 
-On tabular tasks leaderboards order model families roughly as boosted trees and ensembles >
-forests > linear models > single trees, kNN and naive Bayes > constants; preprocessing that fits
-the model (scaling for distance- and gradient-based models, encoding categoricals, imputing) and
-metric-appropriate outputs (probabilities for AUC and log-loss) move a solution within that order.
-The prior encodes this ordering on [0, 1]; online debiasing maps it to the real reward scale.
+Every embedded task ships a board of reference recipes (``gbm-tuned``, ``linear-c1``,
+``knn-25``, ``forest-300``, ...) and ``baselines.json`` gives the percentile a default
+RandomForest and a default linear model reach. The prior of a program is the percentile its
+model family reaches on *this* task's board (the env's default reward is that percentile): the
+median of the family's board entries, or the measured default where the program keeps the
+defaults; tasks without a board use the family's mean over all boards. Non-scikit-learn models
+count by what they are: statsmodels and numpy least squares or gradient descent are linear
+models. Online debiasing maps the prior to the real reward scale.
 """
 
 from __future__ import annotations
 
+import csv
+import json
 import re
+from collections import defaultdict
 from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
-from wmrl_envs.world_models.program import Program, is_numeric
+from wmrl_envs.world_models.analysis import Program
 
-# (pattern on the class name, prior); the first match wins.
-FAMILY_PRIOR: tuple[tuple[str, float], ...] = (
-    (r"Stacking|Voting", 0.80),
-    (r"HistGradientBoosting|LGBM|XGB|CatBoost", 0.76),
-    (r"GradientBoosting", 0.72),
-    (r"RandomForest", 0.66),
-    (r"ExtraTrees", 0.63),
-    (r"Bagging|AdaBoost", 0.55),
-    (r"Logistic|Ridge|Lasso|ElasticNet|LinearRegression|SGD|LinearSVC|LinearSVR", 0.50),
-    (r"SVC|SVR|MLP", 0.45),
-    (r"KNeighbors", 0.38),
-    (r"DecisionTree", 0.34),
-    (r"NB$", 0.30),
-    (r"Dummy", 0.05),
-)
+# Board recipe name prefix -> family.
+_RECIPES = (("ensemble", "ensemble"), ("gbm", "boosting"), ("linear", "linear"), ("forest-10", "small_forest"),
+            ("forest", "forest"), ("extra-trees", "forest"), ("knn", "knn"), ("tree-depth-2", "stump"),
+            ("one-split-stump", "stump"), ("tree", "tree"), ("naive-bayes", "naive_bayes"),
+            ("sample-submission", "constant"), ("random-guess", "constant"))
+# Class-name pattern -> family; the first match wins.
+_CLASSES = ((r"Stacking|Voting", "ensemble"),
+            (r"HistGradientBoosting|LGBM|XGB|CatBoost|GradientBoosting|AdaBoost|Booster", "boosting"),
+            (r"RandomForest|ExtraTrees|Bagging", "forest"),
+            (r"Logistic|Ridge|Lasso|ElasticNet|LinearRegression|SGD|LinearSVC|LinearSVR|LinearDiscriminant|"
+             r"QuadraticDiscriminant|Lars|Huber|Poisson|Gamma|Tweedie|^OLS$|^WLS$|^GLS$|^GLM$|^RLM$|^QuantReg$|"
+             r"^Logit$|^MNLogit$|Probit",
+             "linear"),
+            (r"SVC|SVR|MLP|GaussianProcess|KernelRidge", "linear"),
+            (r"KNeighbors|RadiusNeighbors", "knn"),
+            (r"DecisionTree|ExtraTree", "tree"),
+            (r"NB$", "naive_bayes"),
+            (r"Dummy", "constant"))
+_RANK = ("constant", "stump", "naive_bayes", "tree", "knn", "small_forest", "linear", "forest", "boosting", "ensemble")
+DEFAULTS = {"forest": "default_rf_percentile", "linear": "default_linear_percentile"}
 NO_MODEL = 0.03
-SCALE_SENSITIVE = re.compile(r"Logistic|Ridge|Lasso|ElasticNet|SGD|SVC|SVR|MLP|KNeighbors")
+SCALE_SENSITIVE = re.compile(r"SGD|SVC|SVR|MLP|KNeighbors")
 SCALERS = {"StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "Normalizer",
-           "QuantileTransformer", "PowerTransformer"}
+           "QuantileTransformer", "PowerTransformer", "scale"}
 ENCODERS = {"OneHotEncoder", "OrdinalEncoder", "get_dummies", "LabelEncoder", "TargetEncoder",
-            "factorize", "Categorical", "map", "cat"}
-TUNING = {"GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV",
-          "cross_val_score", "cross_validate", "StratifiedKFold", "KFold"}
-PROBABILITY_METRICS = ("auc", "log_loss", "logloss", "cross_entropy", "brier")
+            "factorize", "Categorical", "map", "cat", "FunctionTransformer", "ColumnTransformer",
+            "make_column_transformer"}
+UNSCALED_PENALTY = 0.6  # distance and gradient models on raw scales: measured on the dev corpus
 
 
-def family_prior(qualname: str) -> float | None:
+def _assets() -> Any:
+    return resources.files("wmrl_envs") / "assets"
+
+
+@lru_cache(maxsize=1)
+def boards() -> dict[str, dict[str, list[float]]]:
+    """task id -> family -> percentiles of that family's board entries."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for suite in _assets().iterdir():
+        if not suite.is_dir():
+            continue
+        for task in suite.iterdir():
+            board = task / "leaderboard.csv"
+            if not board.is_file():
+                continue
+            rows = list(csv.DictReader(board.read_text().splitlines()))
+            fams: dict[str, list[float]] = defaultdict(list)
+            n = len(rows)
+            for r in rows:
+                fam = next((f for prefix, f in _RECIPES if r["team"].startswith(prefix)), None)
+                if fam is not None:
+                    fams[fam].append(1.0 - (float(r["rank"]) - 0.5) / n)
+            out[task.name] = dict(fams)
+    return out
+
+
+@lru_cache(maxsize=1)
+def baselines() -> dict[str, dict[str, Any]]:
+    """task id -> the measured default-model percentiles (``baselines.json`` of every suite)."""
+    out: dict[str, dict[str, Any]] = {}
+    for suite in _assets().iterdir():
+        f = suite / "baselines.json"
+        if suite.is_dir() and f.is_file():
+            out.update(json.loads(f.read_text()))
+    return out
+
+
+@lru_cache(maxsize=1)
+def global_prior() -> dict[str, float]:
+    """family -> mean over boards of the family's median percentile."""
+    acc: dict[str, list[float]] = defaultdict(list)
+    for fams in boards().values():
+        for fam, ps in fams.items():
+            acc[fam].append(sorted(ps)[len(ps) // 2])
+    return {f: sum(v) / len(v) for f, v in acc.items()}
+
+
+def family(qualname: str) -> str | None:
+    """The board family of a model class, None if it is not a model."""
     name = qualname.rsplit(".", 1)[-1]
-    for pattern, prior in FAMILY_PRIOR:
-        if re.search(pattern, name):
-            return prior
-    return None
+    return next((f for pattern, f in _CLASSES if re.search(pattern, name)), None)
+
+
+def family_prior(fam: str, task_id: str | None, defaults: bool = False) -> float:
+    """The percentile ``fam`` reaches on the task's board (its measured default where ``defaults``)."""
+    base = baselines().get(task_id or "", {})
+    if defaults and fam in DEFAULTS and DEFAULTS[fam] in base:
+        return float(base[DEFAULTS[fam]])
+    ps = boards().get(task_id or "", {}).get(fam)
+    if ps:
+        return sorted(ps)[len(ps) // 2]
+    return global_prior().get(fam, NO_MODEL)
+
+
+def _size(fam: str, kwargs: Mapping[str, Any]) -> str:
+    n_est = kwargs.get("n_estimators")
+    if fam == "forest" and isinstance(n_est, (int, float)) and n_est <= 20:
+        return "small_forest"
+    depth = kwargs.get("max_depth")
+    if fam == "tree" and isinstance(depth, (int, float)) and depth <= 2:
+        return "stump"
+    return fam
 
 
 def quality_prior(prog: Program, context: Mapping[str, Any]) -> tuple[float, str]:
     """The prior and a short reason naming what drove it."""
-    models = [(p, q.rsplit(".", 1)[-1], kw) for q, kw in (r.value for r in prog.estimators)
-              if (p := family_prior(q)) is not None]
+    task_id = context.get("task_id")
+    models = [(_size(f, kw), q.rsplit(".", 1)[-1], kw) for q, kw in (r.value for r in prog.estimators)
+              if q and (f := family(q)) is not None]
+    if prog.handmade_model:
+        models.append(("linear", prog.handmade_model, {}))
     if not models:
         return NO_MODEL, "no model is trained"
-    prior, name, kwargs = max(models, key=lambda m: m[0])
-    why = [name]
-    n_est = kwargs.get("n_estimators", kwargs.get("max_iter"))
-    if isinstance(n_est, (int, float)) and n_est < 20 and re.search(r"Forest|Boost|Trees|LGBM|XGB", name):
-        prior -= 0.12
-        why.append(f"only {n_est:g} trees")
-    depth = kwargs.get("max_depth")
-    if isinstance(depth, (int, float)) and depth <= 2:
-        prior -= 0.10
-        why.append(f"max_depth={depth:g}")
-    strong = {m[1] for m in models if m[0] >= 0.6}
-    if len(strong) > 1:
-        prior += 0.03
-        why.append("blend")
-    used = prog.used
-    if SCALE_SENSITIVE.search(name) and not used & SCALERS:
-        prior -= 0.08
+    fam, name, kwargs = max(models, key=lambda m: _RANK.index(m[0]))
+    prior = family_prior(fam, task_id, defaults=not kwargs)
+    why = [f"{name}: {fam} reaches ~{prior:.2f} on the board"]
+    if SCALE_SENSITIVE.search(name) and not prog.used & SCALERS:
+        prior *= UNSCALED_PENALTY
         why.append("unscaled features")
-    files = context.get("files") or {}
-    categorical = any(not is_numeric(t) for f in files.values() for c, t in f.get("columns", {}).items()
-                      if c not in (context.get("target"), context.get("id_column")))
-    if categorical:
-        if used & ENCODERS:
-            prior += 0.03
-            why.append("encodes categoricals")
-        elif "select_dtypes" in used:
-            prior -= 0.05
-            why.append("drops categorical columns")
-    if used & TUNING:
-        prior += 0.03
-        why.append("cross-validated")
-    metric = str(context.get("metric", "")).lower()
-    if any(m in metric for m in PROBABILITY_METRICS) and not used & {"predict_proba", "decision_function"}:
-        prior -= 0.20
-        why.append(f"hard labels for {metric}")
     return min(0.98, max(0.02, prior)), ", ".join(why)

@@ -12,9 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wmrl_envs.world_models import compute, introspect
+from wmrl_envs.world_models.analysis import UNKNOWN, Program, analyze, is_numeric, public_file
+from wmrl_envs.world_models.analysis.facts import Fault
+from wmrl_envs.world_models.analysis.outputs import submission_faults
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback
-from wmrl_envs.world_models.program import UNKNOWN, Program, analyze, is_numeric, public_file
 from wmrl_envs.world_models.quality import ENCODERS, quality_prior
 
 # Verdict strengths: static analysis is exact about what it sees, not about what runs.
@@ -25,13 +27,27 @@ IMPUTERS = {"fillna", "SimpleImputer", "KNNImputer", "IterativeImputer", "dropna
 MODULE_GLOBALS = {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__",
                   "__package__", "__annotations__", "__dict__"}
 SUBMISSION = "submission.csv"
+MAYBE = 0.45  # a fault that depends on the data (unseen categories, negative predictions)
+HACK_QUALITY = 0.02  # the quality of a run whose predictions cannot score
+SAFE_UNKNOWN = ("ignore", "infrequent_if_exist")
 
 
 def _v(ok: bool, reason: str, fail: float = FAIL) -> Verdict:
     return Verdict(PASS if ok else fail, reason)
 
 
-def _first_fault(faults: list[str], ok_reason: str, fail: float = FAIL) -> Verdict:
+def _swallowed(prog: Program, lineno: int) -> bool:
+    """Whether a fault at ``lineno`` is caught by a broad ``except`` (the run goes on)."""
+    return any(r.first <= lineno <= r.last for r in prog.try_regions)
+
+
+def _first_fault(faults: list[str], ok_reason: str, fail: float = FAIL, prog: Program | None = None,
+                 lines: list[int] | None = None) -> Verdict:
+    """The verdict of a check from its faults; faults a broad ``except`` swallows do not fail it."""
+    if prog is not None and lines is not None:
+        kept = [f for f, n in zip(faults, lines) if not _swallowed(prog, n)]
+        prog.swallowed += len(faults) - len(kept)
+        faults = kept
     if not faults:
         return _v(True, ok_reason)
     more = f" (+{len(faults) - 1} more)" if len(faults) > 1 else ""
@@ -106,8 +122,10 @@ def check_api_calls(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
                 cls, _ = introspect.resolve(q)
                 if cls is not None and introspect.estimator_tags(cls)[0] == "classifier":
                     faults.append((fit.lineno, f"classifier {q.rsplit('.', 1)[-1]} fit on a continuous target"))
+    faults += [(f.lineno, f.message.split(": ", 1)[-1]) for f in prog.faults if f.check == "api_calls" and f.kind == "crash"]
     faults.sort()
-    return _first_fault([f"line {n}: {m}" for n, m in faults], f"{len(prog.calls)} library calls match the installed APIs")
+    return _first_fault([f"line {n}: {m}" for n, m in faults], f"{len(prog.calls)} library calls match the installed APIs",
+                        prog=prog, lines=[n for n, _ in faults])
 
 
 def _normal(path: str) -> str:
@@ -142,7 +160,7 @@ def check_file_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
     return _first_fault(faults, f"{reads} file reads point at public files")
 
 
-def _usable_features(prog: Program, ctx: Mapping[str, Any]) -> list[str]:
+def _usable_features(prog: Program, ctx: Mapping[str, Any]) -> list[tuple[int, str]]:
     """Faults of fits whose feature columns the model cannot take as they are (text, NaN)."""
     faults = []
     files = ctx.get("files") or {}
@@ -156,16 +174,30 @@ def _usable_features(prog: Program, ctx: Mapping[str, Any]) -> list[str]:
             continue  # CatBoost encodes text itself; dummy models never look at X
         text = sorted(c for c in X.columns if c not in X.created and not is_numeric(X.dtypes.get(c, "float")))
         if text and not prog.used & ENCODERS:
-            faults.append(f"line {fit.lineno}: fits on text columns {', '.join(text[:3])} without encoding them")
+            faults.append((fit.lineno, f"fits on text columns {', '.join(text[:3])} without encoding them"))
         nan = files[X.file].get("nan_fraction", {})
         holes = sorted(c for c in X.columns if nan.get(c, 0) > 0 and c not in X.created)
         if holes and not prog.used & IMPUTERS:
             classes = [introspect.resolve(q)[0] for q in members]
             tolerant = [introspect.estimator_tags(c)[1] for c in classes if isinstance(c, type)]
             if tolerant and not any(tolerant):
-                faults.append(f"line {fit.lineno}: columns {', '.join(holes[:3])} have missing values and "
-                              f"{members[-1].rsplit('.', 1)[-1]} does not accept NaN; impute them")
+                noop = f" (line {prog.noop_imputations[0]}: a chained inplace fillna fills a copy)" if prog.noop_imputations else ""
+                faults.append((fit.lineno, f"columns {', '.join(holes[:3])} have missing values and "
+                               f"{members[-1].rsplit('.', 1)[-1]} does not accept NaN; impute them{noop}"))
     return faults
+
+
+def _unseen_categories(prog: Program, ctx: Mapping[str, Any]) -> list[Fault]:
+    """OneHotEncoder with the default handle_unknown='error' on a task with text columns."""
+    files = ctx.get("files") or {}
+    skip = {ctx.get("target"), ctx.get("id_column")}
+    text = any(not is_numeric(t) for f in files.values() for c, t in f.get("columns", {}).items() if c not in skip)
+    if not text:
+        return []
+    return [Fault("maybe", r.lineno, "OneHotEncoder() raises on categories the test rows have and the "
+                  "training rows lack; pass handle_unknown='ignore'", p_pass=MAYBE)
+            for r in prog.estimators if str(r.value[0]).endswith("OneHotEncoder")
+            and r.value[1].get("handle_unknown", "error") not in SAFE_UNKNOWN]
 
 
 def check_column_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
@@ -176,24 +208,35 @@ def check_column_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
     every = {c for f in files.values() for c in f.get("columns", {})}
     created = set().union(*[r.frame.created for r in prog.columns if r.frame], *[
         w.frame.created for w in prog.writes if w.frame])
-    faults = []
+    faults: list[tuple[int, str]] = []
     for r in prog.columns:
         col, frame = r.value, r.frame
         schema = files.get(frame.file) if frame is not None and frame.file else None
         known = (set(schema.get("columns", {})) if schema else every) | created
         if frame is not None and frame.columns is not None and schema is None:
             known |= frame.columns
+        if frame is not None and frame.index:
+            known.add(frame.index)
         if col in known or (frame is not None and frame.encoded and any(col.startswith(f"{c}_") for c in known)):
             continue
         if col == target and schema is not None:
-            faults.append(f"line {r.lineno}: target {col!r} read from {frame.file}, which has no labels")
+            faults.append((r.lineno, f"target {col!r} read from {frame.file}, which has no labels"))
         else:
             close = difflib.get_close_matches(col, known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             src = frame.file if schema is not None else "the data"
-            faults.append(f"line {r.lineno}: column {col!r} is not in {src}{hint}")
+            faults.append((r.lineno, f"column {col!r} is not in {src}{hint}"))
     faults += _usable_features(prog, ctx)
-    return _first_fault(faults, f"{len(prog.columns)} column references match the schema")
+    faults += [(f.lineno, f.message) for f in prog.faults if f.kind == "crash" and f.check == "column_refs"]
+    faults.sort()
+    verdict = _first_fault([f"line {n}: {m}" for n, m in faults], f"{len(prog.columns)} column references match the schema",
+                           prog=prog, lines=[n for n, _ in faults])
+    maybe = [f for f in [*prog.faults, *_unseen_categories(prog, ctx)] if f.kind == "maybe" and f.check == "column_refs"
+             and not _swallowed(prog, f.lineno)]
+    if verdict.p_pass >= 0.5 and maybe:
+        worst = min(maybe, key=lambda f: f.p_pass)
+        return Verdict(worst.p_pass, f"line {worst.lineno}: {worst.message}")
+    return verdict
 
 
 def check_compute_budget(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
@@ -210,15 +253,27 @@ def check_compute_budget(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
     return Verdict(min(PASS, p), f"estimated {seconds:.3g}s of a {budget:.0f}s budget ({'; '.join(top)})")
 
 
-def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+def _submission_write(prog: Program):
     writes = [w for w in prog.writes if _normal(w.path) == SUBMISSION]
-    if not writes:
+    return writes[-1] if writes else None
+
+
+def output_faults(prog: Program, ctx: Mapping[str, Any]) -> list[Fault]:
+    """Faults of the values the program writes as its submission (see :mod:`.analysis.outputs`)."""
+    w = _submission_write(prog)
+    return submission_faults(w.frame, w.lineno, ctx) if w is not None else []
+
+
+def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    w = _submission_write(prog)
+    if w is None:
         elsewhere = [w.path for w in prog.writes if w.path.endswith(SUBMISSION)]
         if elsewhere:
             return _v(False, f"writes {elsewhere[0]!r}, but only ./{SUBMISSION} is collected")
         return _v(False, f"never writes {SUBMISSION}")
-    w = writes[-1]
     where = f"line {w.lineno}: "
+    if prog.stops is not None:
+        return _v(False, f"line {prog.stops}: the program always raises or exits with an error here")
     if w.kwargs.get("header", True) is False:
         return _v(False, where + "header=False drops the column names the grader needs")
     sep = w.kwargs.get("sep", ",")
@@ -226,8 +281,9 @@ def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
         return _v(False, where + f"sep={sep!r}; the grader reads comma-separated values")
     required = list(ctx.get("submission_columns") or [])
     cols = w.frame.columns if w.frame is not None else None
-    if w.frame is not None and cols is None and w.frame.file is None and w.frame.created:
-        cols = w.frame.created
+    index_written = w.frame is not None and w.kwargs.get("index", True) is not False
+    if cols is not None and index_written and w.frame.index:
+        cols = cols | {w.frame.index}
     if cols is not None and required:
         missing = [c for c in required if c not in cols]
         if missing:
@@ -235,8 +291,14 @@ def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
         extra = sorted(set(cols) - set(required))
         if extra:
             return Verdict(0.15, where + f"submission has extra column(s) {', '.join(extra[:3])}")
-    if w.frame is not None and w.kwargs.get("index", True) is not False:
+    if index_written and not w.frame.index:
         return Verdict(0.1, where + "to_csv without index=False writes an extra unnamed index column")
+    faults = [f for f in prog.faults if f.check == "output_format" and f.kind in ("crash", "maybe")]
+    crash = [f for f in faults if f.kind == "crash"]
+    if crash:
+        return _v(False, where + crash[0].message)
+    if faults:
+        return Verdict(faults[0].p_pass, where + faults[0].message)
     if cols is None or not required:
         return Verdict(0.85, where + f"writes {SUBMISSION}; its columns could not be traced statically")
     return _v(True, where + f"writes {SUBMISSION} with columns {', '.join(required)}")
@@ -260,9 +322,23 @@ def run_checks(prog: Program, ctx: Mapping[str, Any]) -> dict[str, Verdict]:
         skipped = Verdict(NEUTRAL, "not checked: the program does not parse")
         return {"syntax": Verdict(0.0, f"line {e.lineno}: {e.msg}"), **{k: skipped for k in CHECKS[1:]}}
     out = {"syntax": Verdict(1.0, "the program parses")}
+    prog.faults += output_faults(prog, ctx)
     for name, fn in _CHECK_FUNCS.items():
         out[name] = fn(prog, ctx)
+        if name == "names" and out[name].p_pass < 0.5:  # an undefined name: later faults are its echoes
+            prog.faults = [f for f in prog.faults if f.check != "api_calls"]
     return out
+
+
+def _hacked(prog: Program, ctx: Mapping[str, Any], quality: float, why: str) -> tuple[float, str]:
+    """The quality of a run whose written predictions cannot score (or whose except path writes a
+    constant after a swallowed fault) drops to :data:`HACK_QUALITY`."""
+    hacks = [f for f in prog.faults if f.kind == "hack"]
+    if hacks:
+        return HACK_QUALITY, f"line {hacks[0].lineno}: {hacks[0].message}"
+    if prog.swallowed and any(r.fallback_constant for r in prog.try_regions):
+        return HACK_QUALITY, "a fault inside try is swallowed and the except path writes a fallback"
+    return quality, why
 
 
 class CodeCheckWorldModel:
@@ -291,6 +367,8 @@ class CodeCheckWorldModel:
             q, why = quality_prior(prog, context)
         else:
             q, why = 1.0, ""
+        if self.quality and prog.syntax_error is None:
+            q, why = _hacked(prog, context, q, why)
         score = combine(checks, q)
         return Prediction(score, checks, feedback(checks, score, q, why), time.perf_counter() - start)
 

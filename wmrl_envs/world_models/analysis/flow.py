@@ -1,0 +1,228 @@
+"""Data flow of array values: from a model's predictions (or a constant, or a column) to the
+columns of the frame the program writes.
+
+:class:`ValueFlow` is a mixin of the analyzer: :meth:`val_of` gives the :class:`Val` an
+expression evaluates to, following predictions through slicing (``[:, 1]``), arithmetic
+(``1 - p``, blends, fold averages), numpy transforms (``expm1``, ``clip``, shuffles) and label
+conversions (``> 0.5``, ``astype``), or None where the value is not tracked.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from wmrl_envs.world_models.analysis.facts import UNKNOWN, Instance, Val
+
+PREDICTORS = {"predict": "value", "predict_proba": "proba_matrix", "predict_log_proba": "proba_matrix",
+              "decision_function": "value", "fit_predict": "label"}
+EXP = {"exp", "expm1", "exp2", "power"}
+LOG = {"log", "log1p", "log2", "log10", "sqrt", "boxcox"}
+SHUFFLES = {"permutation", "shuffle", "sort", "sorted", "flip", "roll"}
+REDUCTIONS = {"mean", "median", "average", "sum", "max", "min", "nanmean", "std", "mode"}
+CONSTANT_MAKERS = {"zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "repeat", "tile"}
+ELEMENTWISE = {"clip", "round", "rint", "abs", "maximum", "minimum", "squeeze", "ravel", "flatten", "reshape",
+               "asarray", "array", "Series", "tolist", "to_numpy", "copy", "astype", "fillna", "values",
+               "argmax", "where", "concatenate", "hstack", "column_stack", "vstack", "inverse_transform", "map",
+               "apply", "replace", "rank", "exp", "expm1", "log", "log1p", "sqrt"}
+POSITIVE = {"clip", "abs", "maximum", "exp", "expm1", "exp2", "power", "sigmoid", "expit", "softmax"}
+
+
+class ValueFlow:
+    """Values of array expressions (a mixin of the analyzer)."""
+
+    vals: dict[str, Val]
+    qual: Any
+    fold: Any
+    kwarg: Any
+    frame_of: Any
+    instance_of: Any
+    returns: dict[int, Any]
+
+    def val_of(self, node: ast.AST | None) -> Val | None:
+        """The tracked value of an expression, None where it is not followed."""
+        if node is None:
+            return None
+        if isinstance(node, ast.Name):
+            return self.vals.get(node.id)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return Val("const", lineno=node.lineno)
+        if isinstance(node, ast.Subscript):
+            return self._subscript_val(node)
+        if isinstance(node, ast.Attribute):
+            if node.attr in ("values", "T", "array"):
+                return self.val_of(node.value)
+            frame = self.frame_of(node.value)
+            if frame is not None and node.attr == "index" and frame.index:
+                return frame.column(frame.index, node.lineno)
+            if frame is not None and frame.columns is not None and node.attr in frame.columns:
+                return frame.column(node.attr, node.lineno)
+            return None
+        if isinstance(node, ast.BinOp):
+            return self._binop_val(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            v = self.val_of(node.operand)
+            return v.with_("negate") if v is not None else None
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            v = self.val_of(node.left)
+            return v.with_("bool", output="label") if v is not None and v.kind == "pred" else None
+        if isinstance(node, ast.Call):
+            ret = self.returns.get(id(node))
+            if ret is not None:
+                return ret if isinstance(ret, Val) else None
+            return self._call_val(node)
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+            vals = [self.val_of(e) for e in node.elts]
+            preds = [v for v in vals if v is not None and v.kind == "pred"]
+            return preds[0] if preds and len(preds) == len(vals) else None
+        if isinstance(node, ast.ListComp):
+            v = self.val_of(node.elt)
+            return v.with_(stacked=True) if v is not None and v.kind == "pred" else None
+        return None
+
+    def _subscript_val(self, node: ast.Subscript) -> Val | None:
+        key = node.slice
+        frame = self.frame_of(node.value)
+        if frame is not None and not (isinstance(node.value, ast.Attribute) and node.value.attr in ("loc", "iloc")):
+            k = self.fold(key)
+            if isinstance(k, str):
+                return frame.column(k, node.lineno)
+            return None
+        v = self.val_of(node.value)
+        if v is None:
+            return None
+        if isinstance(key, ast.Tuple) and len(key.elts) == 2 and v.output == "proba_matrix":
+            col = self.fold(key.elts[1])
+            if col == 0:
+                return v.with_("class0", output="proba")
+            if isinstance(col, int):
+                return v.with_(output="proba")
+            return v
+        if isinstance(key, ast.Slice) and key.step is not None:
+            return v.with_("shuffle")  # [::-1]: the rows in another order
+        if isinstance(key, ast.Slice) and key.lower is None:
+            n = self.fold(key.upper)
+            return v.with_(truncated=n) if isinstance(n, int) else v
+        return v
+
+    def _binop_val(self, node: ast.BinOp) -> Val | None:
+        a, b = self.val_of(node.left), self.val_of(node.right)
+        if isinstance(node.op, ast.MatMult):
+            frame = self.frame_of(node.left) or self.frame_of(node.right)
+            if frame is not None:
+                return Val("pred", rows=frame.rows, order=frame.order, model="numpy", lineno=node.lineno,
+                           truncated=frame.truncated)
+            return a if a is not None and a.kind == "pred" else b if b is not None and b.kind == "pred" else None
+        if a is None or b is None:
+            pred = a if a is not None and a.kind == "pred" else b if b is not None and b.kind == "pred" else None
+            return pred
+        weight_zero = [self.fold(s) == 0 for s in (node.left, node.right)]
+        if isinstance(node.op, ast.Mult) and any(weight_zero):
+            return Val("const", lineno=node.lineno)
+        if a.kind == "pred" and b.kind == "pred":
+            return a if a.fitted else b
+        if isinstance(node.op, ast.Sub) and a.kind == "const" and b.kind == "pred" and b.output in ("proba", "value"):
+            if b.output == "proba":
+                return b.with_("invert")
+            return b.with_("negate")
+        if isinstance(node.op, (ast.Pow,)) and b.kind == "pred":
+            return b.with_("exp")
+        if isinstance(node.op, ast.Mult) and b.kind == "pred" and a.kind == "const" and self.fold(node.left) == -1:
+            return b.with_("negate")
+        pred = a if a.kind == "pred" else b if b.kind == "pred" else None
+        if pred is not None:
+            return pred
+        if a.kind == "target" or b.kind == "target":
+            return a if a.kind == "target" else b
+        if a.kind == "const" and b.kind == "const":
+            return a
+        return None
+
+    def _call_val(self, node: ast.Call) -> Val | None:
+        func = node.func
+        q = self.qual(func) or ""
+        name = q.rsplit(".", 1)[-1] if q else (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+        if isinstance(func, ast.Attribute) and name in PREDICTORS:
+            inst = self.instance_of(func.value)
+            X = self.frame_of(node.args[0]) if node.args else None
+            xv = self.val_of(node.args[0]) if node.args else None
+            if inst is None and X is None and xv is None:
+                return None
+            output = PREDICTORS[name]
+            if inst is not None and name == "predict":
+                output = self._predict_output(inst)
+            rows = X.rows if X is not None else xv.rows if xv is not None else "?"
+            order = X.order if X is not None else xv.order if xv is not None else ""
+            trunc = X.truncated if X is not None else xv.truncated if xv is not None else None
+            fitted = inst.fitted if inst is not None else True
+            log = inst.log_target if inst is not None else False
+            return Val("pred", rows=rows, order=order, output=output, fitted=fitted, sliced=X is not None and X.sliced,
+                       model=inst.name if inst else "", lineno=node.lineno, truncated=trunc,
+                       transforms=("log",) if log else ())
+        args = [self.val_of(a) for a in node.args]
+        first = args[0] if args else None
+        if isinstance(func, ast.Attribute) and not q:
+            recv = self.val_of(func.value)
+            return self._method_val(node, recv, name) if recv is not None else None
+        if name in ("range", "arange") and (not q or q.startswith("numpy")):
+            return Val("range", lineno=node.lineno)
+        if name in CONSTANT_MAKERS and q.startswith("numpy"):
+            src = first if name.endswith("_like") else None
+            return Val("const", rows=src.rows if src else "?", lineno=node.lineno)
+        if name in REDUCTIONS and first is not None:
+            axis = self.kwarg(node, "axis")
+            if first.stacked or axis is not UNKNOWN or len(node.args) > 1:
+                return first.with_(stacked=False)
+            return Val("const", lineno=node.lineno)
+        if first is None:
+            return None
+        if name == "list" and first.kind == "range":
+            return first
+        if name in ("permutation", "shuffle", "sorted") or name in SHUFFLES and q.startswith("numpy"):
+            return first.with_("shuffle")
+        if name in EXP:
+            return first.with_("exp")
+        if name in LOG:
+            return first.with_("log")
+        if name in ("rint", "round", "argmax"):
+            return first.with_(output="label")
+        if name in ELEMENTWISE or name in POSITIVE or name in ("sigmoid", "expit", "softmax"):
+            return first.with_("clip") if name in POSITIVE else first
+        return None
+
+    def _method_val(self, node: ast.Call, recv: Val, name: str) -> Val | None:
+        if name in REDUCTIONS:
+            axis = self.kwarg(node, "axis")
+            return recv.with_(stacked=False) if recv.stacked or axis is not UNKNOWN else Val("const", lineno=node.lineno)
+        if name in ("clip", "abs"):
+            return recv.with_("clip")
+        if name == "astype":
+            t = self.fold(node.args[0]) if node.args else UNKNOWN
+            is_bool = (isinstance(node.args[0], ast.Name) and node.args[0].id == "bool") if node.args else False
+            if is_bool or t == "bool":
+                return recv.with_("bool", output="label")
+            if "bool" in recv.transforms:
+                return recv.with_("unbool")
+            return recv
+        if name in ("round", "argmax", "idxmax"):
+            return recv.with_(output="label")
+        if name in ("sample", "sort_values"):
+            return recv.with_("shuffle")
+        if name in ("head", "tail"):
+            n = self.fold(node.args[0]) if node.args else 5
+            return recv.with_(truncated=n if isinstance(n, int) else None)
+        if name in ("fillna", "copy", "ravel", "flatten", "reshape", "squeeze", "tolist", "to_numpy", "map",
+                    "apply", "replace", "values"):
+            return recv
+        return None
+
+    @staticmethod
+    def _predict_output(inst: Instance) -> str:
+        """What ``predict`` returns: labels for scikit-learn classifiers, probabilities for
+        statsmodels' discrete-choice models, values otherwise."""
+        if inst.qualname.startswith("statsmodels"):
+            return "proba" if inst.name in ("Logit", "Probit", "MNLogit") else "value"
+        names = [q.rsplit(".", 1)[-1] for q, _ in inst.members] or [inst.name]
+        classify = any(n.endswith(("Classifier", "Classification", "SVC", "NB", "Analysis"))
+                       or n.startswith("Logistic") for n in names)
+        return "label" if classify else "value"
