@@ -58,6 +58,7 @@ class Episode:
     score: float | None = None
     anchor: bool | None = None  # None: no mixing (a real env)
     real: bool = True  # whether the env executed it
+    wm_failures: int = 0  # steps whose world-model prediction failed (info["wm_failure"])
     cost: dict = field(default_factory=lambda: dict.fromkeys(COST_KEYS, 0.0))
 
 
@@ -78,6 +79,7 @@ def run_episode(
             if k in ep.cost:
                 ep.cost[k] += float(v or 0.0)
         ep.real = ep.real and info.get("reward_source", "real") == "real"
+        ep.wm_failures += "wm_failure" in info
         mixing = info.get("mixing")
         if mixing is not None:
             ep.anchor = bool(mixing["anchor"])
@@ -209,6 +211,7 @@ class GRPOTrainer:
             "real_score_mean": float(np.mean(scores)) if scores else None,
             "real_episodes": int(sum(e.real for e in episodes)),
             "frac_zero_std_groups": float(np.mean([np.ptp(r) == 0 for r in rewards])),
+            "wm/failures": int(sum(e.wm_failures for e in episodes)),
             **{f"cost/{k}": v for k, v in cost.items()},
             "cost/update_s": update_s,
             **{f"policy/{k}": v for k, v in upd.items()},

@@ -117,7 +117,7 @@ class EnvReward:
     (real, or the debiased world-model score under ``MixedRewardWrapper``) is returned.
 
     Works with any ``scale_rewards``. Logs ``wmrl/*`` metrics (real executions, execution and
-    world-model seconds, the real score) through TRL's ``log_metric``.
+    world-model seconds, the real score, failed world-model predictions) through TRL's ``log_metric``.
 
     Args:
         envs: the env, or copies of it to run completions concurrently (one thread each; mixed
@@ -185,6 +185,7 @@ class EnvReward:
         out["wmrl/reward"] = float(np.mean([e.reward for e in episodes]))
         out["wmrl/real_episodes"] = float(sum(e.real for e in episodes))
         out["wmrl/anchor_episodes"] = float(sum(bool(e.anchor) for e in episodes))
+        out["wmrl/wm_failures"] = float(sum(e.wm_failures for e in episodes))
         if scores:
             out["wmrl/real_score"] = float(np.mean(scores))
         return out

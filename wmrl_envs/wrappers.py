@@ -8,6 +8,18 @@ steps not run.
 
 The world model is a :class:`~wmrl_envs.world_models.base.WorldModel` (``predict(context, action)``,
 given ``info["wm_context"]``) or a plain function ``f(obs) -> float in [0, 1]`` (task progress).
+Text envs' predictions go through :func:`~wmrl_envs.world_models.guard.safe_predict`: any action,
+however malformed, gets a prediction. A *failed* prediction (``Prediction.failed``: an LLM server
+down) is never paid: ``on_wm_failure`` says what replaces it, and every step it touches carries
+``info["wm_failure"]`` (the reason):
+
+- ``"static"`` (default): the static ``CodeCheckWorldModel`` predicts instead, paid as its raw
+  score; ``info["reward_source"] == "world_model_fallback"``;
+- ``"execute"`` (text envs): the episode runs for real from this step on (earlier predicted turns
+  are replayed first); ``info["reward_source"] == "real"``;
+- ``"raise"``: ``RuntimeError``.
+
+Simulated envs have no static fallback: a failed progress prediction raises.
 """
 
 from __future__ import annotations
@@ -27,15 +39,18 @@ from gymnasium import spaces
 from .mixing import OnlineDebiaser
 from .mixing.state import MixingState
 from .world_models.base import Prediction, WorldModel
+from .world_models.guard import safe_predict
 
 WorldModelLike = WorldModel | Callable[[Any], float]
+ON_WM_FAILURE = ("static", "execute", "raise")
 
 _ZERO_COST = {"exec_s": 0.0, "exec_cpu_s": 0.0, "wm_s": 0.0, "sim_steps": 0, "sim_s": 0.0}
 
 
-def _predict(world_model: WorldModelLike, context: dict, action: Any) -> Prediction:
+def _predict(world_model: WorldModelLike, context: dict, action: Any, code: bool = True) -> Prediction:
+    """The world model's prediction; for code (``code=True``) guarded, so any text gets one."""
     if hasattr(world_model, "predict"):
-        return world_model.predict(context, action)
+        return safe_predict(world_model, context, action) if code else world_model.predict(context, action)
     t0 = time.perf_counter()
     score = float(world_model(action))
     if not np.isfinite(score):
@@ -49,6 +64,15 @@ def _add_wm_cost(info: dict, seconds: float) -> None:
     info["cost"]["wm_s"] += seconds
 
 
+def _add_costs(info: dict, costs: list[dict]) -> None:
+    """Add the ``cost`` dicts of other steps (replayed turns) to ``info["cost"]``."""
+    info["cost"] = {**_ZERO_COST, **(info.get("cost") or {})}
+    for cost in costs:
+        for k, v in cost.items():
+            if k in info["cost"]:
+                info["cost"][k] += v or 0
+
+
 def _check_world_model(world_model: Any) -> None:
     if not (hasattr(world_model, "predict") or callable(world_model)):
         raise TypeError(
@@ -58,30 +82,86 @@ def _check_world_model(world_model: Any) -> None:
 
 
 class _PredictingWrapper(gym.Wrapper):
-    """What both wrappers share: context tracking, prediction, and the never-execute text step."""
+    """What both wrappers share: context tracking, prediction, the never-execute text step, and
+    the fallback when the world model fails."""
 
-    def __init__(self, env: gym.Env, world_model: WorldModelLike, wm_horizon: int | None = None) -> None:
+    def __init__(self, env: gym.Env, world_model: WorldModelLike, wm_horizon: int | None = None,
+                 on_wm_failure: str = "static") -> None:
         super().__init__(env)
         _check_world_model(world_model)
         if wm_horizon is not None and int(wm_horizon) < 1:
             raise ValueError(f"wm_horizon must be a positive number of steps, got {wm_horizon}")
+        if on_wm_failure not in ON_WM_FAILURE:
+            raise ValueError(f"on_wm_failure must be one of {ON_WM_FAILURE}, got {on_wm_failure!r}")
         self.world_model = world_model
         self.wm_horizon = None if wm_horizon is None else int(wm_horizon)
+        self.on_wm_failure = on_wm_failure
         self.is_text = isinstance(env.action_space, spaces.Text)
+        self.wm_failures = 0  # failed predictions seen by this wrapper
+        self._static: WorldModel | None = None
         self._context: dict = {}
         self._first_obs: Any = None
         self._reset_info: dict = {}
         self._t = 0
         self._progress = 0.0
+        self._predicted_actions: list = []  # this episode's predicted turns, replayed if it executes
+        self._executing = False
 
     def _begin(self, obs: Any, info: dict) -> None:
         self._context = dict(info.get("wm_context") or {})
         self._first_obs, self._reset_info, self._t = obs, info, 0
         self._progress = 0.0
+        self._predicted_actions, self._executing = [], False
 
-    def _predicted_text_step(self, action: Any, reward_of: Callable[[float], float]):
-        """Answer a text step from the world model alone: the env does not run."""
+    def _failed(self, pred: Prediction) -> None:
+        """Count a failed prediction; raise if ``on_wm_failure="raise"``."""
+        self.wm_failures += 1
+        if self.on_wm_failure == "raise":
+            raise RuntimeError(f"the world model failed: {pred.failed} "
+                               "(pass on_wm_failure='static' or 'execute' to fall back instead)")
+
+    def _static_model(self) -> WorldModel:
+        if self._static is None:
+            from .world_models.static import CodeCheckWorldModel
+
+            self._static = CodeCheckWorldModel()
+        return self._static
+
+    def _text_turn(self, action: Any, reward_of: Callable[[float], float]):
+        """One text step: predicted, or on a failed prediction its fallback. Returns the step's
+        5-tuple and the world model's prediction (None when it failed or the episode executes)."""
+        if self._executing:
+            return (*self._execute(action), None)
         pred = _predict(self.world_model, self._context, action)
+        if pred.failed is None:
+            return (*self._predicted_text_step(action, pred, reward_of), pred)
+        self._failed(pred)
+        if self.on_wm_failure == "execute":
+            self._executing = True
+            obs, reward, terminated, truncated, info = self._execute(action)
+            _add_wm_cost(info, pred.cost_s)
+        else:
+            fallback = safe_predict(self._static_model(), self._context, action)
+            obs, reward, terminated, truncated, info = self._predicted_text_step(action, fallback, float)
+            info["reward_source"] = "world_model_fallback"
+            info["cost"]["wm_s"] += pred.cost_s
+        info["wm_failure"] = pred.failed
+        return obs, reward, terminated, truncated, info, None
+
+    def _execute(self, action: Any):
+        """Step the real env; the first time in an episode, replay its predicted turns before."""
+        replayed = [self.env.step(a)[4].get("cost") or {} for a in self._predicted_actions]
+        self._predicted_actions = []
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._t += 1
+        info = dict(info)
+        _add_costs(info, replayed)
+        info["reward_source"] = "real"
+        return obs, float(reward), terminated, truncated, info
+
+    def _predicted_text_step(self, action: Any, pred: Prediction, reward_of: Callable[[float], float]):
+        """Answer a text step from a prediction alone: the env does not run."""
+        self._predicted_actions.append(action)
         self._t += 1
         max_turns = int(self._context.get("max_turns", 1))
         obs = f"{self._first_obs}\n\n## World-model feedback (turn {self._t}/{max_turns})\n{pred.feedback}"
@@ -96,11 +176,20 @@ class _PredictingWrapper(gym.Wrapper):
                 "checks": {k: v.p_pass for k, v in pred.checks.items()},
             },
         }
-        return obs, reward_of(pred.score), self._t >= max_turns, False, info, pred
+        return obs, reward_of(pred.score), self._t >= max_turns, False, info
 
     def _predicted_progress(self, obs: Any, info: dict) -> Prediction:
         self._context = dict(info.get("wm_context") or self._context)
-        return _predict(self.world_model, self._context, obs)
+        return self._progress_of(obs)
+
+    def _progress_of(self, obs: Any) -> Prediction:
+        """Predicted progress of a simulated env; there is no fallback for a failed one."""
+        pred = _predict(self.world_model, self._context, obs, code=False)
+        if pred.failed is not None:
+            self._failed(pred)
+            raise RuntimeError(f"the progress world model failed: {pred.failed} "
+                               "(on_wm_failure fallbacks exist for text envs only)")
+        return pred
 
 
 class WorldModelWrapper(_PredictingWrapper):
@@ -115,19 +204,20 @@ class WorldModelWrapper(_PredictingWrapper):
         env: any Gymnasium env.
         world_model: a ``WorldModel`` or a function ``f(obs) -> float in [0, 1]``.
         wm_horizon: for simulated envs, steps before truncation (None: the env's own end).
+        on_wm_failure: ``"static"``, ``"execute"`` or ``"raise"``: what replaces a failed
+            prediction (module docstring); ``wm_failures`` counts them.
     """
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
         self._begin(obs, info)
         if not self.is_text:
-            self._progress = _predict(self.world_model, self._context, obs).score
+            self._progress = self._progress_of(obs).score
         return obs, info
 
     def step(self, action: Any):
         if self.is_text:
-            obs, reward, terminated, truncated, info, _ = self._predicted_text_step(action, float)
-            return obs, reward, terminated, truncated, info
+            return self._text_turn(action, float)[:5]
         obs, _, terminated, truncated, info = self.env.step(action)
         pred = self._predicted_progress(obs, info)
         reward = pred.score - self._progress
@@ -182,10 +272,11 @@ class MixedRewardWrapper(_PredictingWrapper):
     are the raw predictions.
 
     Every step's ``info`` has ``reward_source`` (``"real"`` on anchor episodes, else
-    ``"world_model"``), ``cost`` (simulated envs: one simulator step and its seconds unless the env
-    reports its own) and ``mixing``: ``anchor``, ``group``, ``wm_raw``, ``wm_debiased`` and
-    ``weight``, the inverse-variance multiplier of the episode's type estimated on completed
-    groups of two or more episodes (None before any; always None for envs without groups).
+    ``"world_model"``, or what the fallback of a failed prediction says), ``cost`` (simulated envs:
+    one simulator step and its seconds unless the env reports its own) and ``mixing``: ``anchor``,
+    ``group``, ``wm_raw``, ``wm_debiased`` and ``weight``, the inverse-variance multiplier of the
+    episode's type estimated on completed groups of two or more episodes (None before any; always
+    None for envs without groups).
 
     Args:
         env: any Gymnasium env.
@@ -205,6 +296,11 @@ class MixedRewardWrapper(_PredictingWrapper):
             configure the state are ignored).
         real_score: how an anchor episode of a simulated env is scored (see above).
         return_range: ``(lo, hi)`` of episode returns mapped to [0, 1] for return-based scores.
+        on_wm_failure: ``"static"``, ``"execute"`` or ``"raise"``: what replaces a failed prediction
+            (module docstring). A failed prediction never feeds the debiaser (an anchor episode
+            with one adds no pair); ``stats()["wm_failures"]`` counts them across the state's
+            wrappers. A static fallback is paid the static model's raw score: the debiasing map
+            was fitted on the world model's scale, not the static model's.
     """
 
     def __init__(
@@ -222,8 +318,9 @@ class MixedRewardWrapper(_PredictingWrapper):
         state: MixingState | None = None,
         real_score: RealScore = "auto",
         return_range: tuple[float, float] | None = None,
+        on_wm_failure: str = "static",
     ) -> None:
-        super().__init__(env, world_model, wm_horizon)
+        super().__init__(env, world_model, wm_horizon, on_wm_failure)
         if not (callable(real_score) or real_score in _REAL_SCORES):
             raise ValueError(f"real_score must be one of {_REAL_SCORES} or a function f(Episode) -> float, got {real_score!r}")
         if return_range is not None and not (len(return_range) == 2 and return_range[0] < return_range[1]):
@@ -254,7 +351,12 @@ class MixedRewardWrapper(_PredictingWrapper):
         return self.state.debiaser
 
     def stats(self) -> dict:
-        return self.state.stats()
+        return {"wm_failures": 0, **self.state.stats()}
+
+    def _failed(self, pred: Prediction) -> None:
+        with self.state.lock:
+            self.state.counts["wm_failures"] = self.state.counts.get("wm_failures", 0) + 1
+        super()._failed(pred)
 
     def state_dict(self) -> dict:
         return self.state.state_dict()
@@ -278,21 +380,30 @@ class MixedRewardWrapper(_PredictingWrapper):
             return self._text_step(action)
         return self._sim_step(action)
 
-    def _count(self) -> None:
+    def _count(self, real: bool) -> None:
         with self.state.lock:
-            self.state.counts["real_steps" if self._anchor else "predicted_steps"] += 1
+            self.state.counts["real_steps" if real else "predicted_steps"] += 1
 
     def _text_step(self, action: Any):
-        self._count()
         if not self._anchor:
-            obs, reward, terminated, truncated, info, pred = self._predicted_text_step(action, self.state.transform)
-            return self._finish(obs, reward, terminated, truncated, info, pred.score, None)
+            obs, reward, terminated, truncated, info, pred = self._text_turn(action, self.state.transform)
+            self._count(real=info["reward_source"] == "real")  # an executed fallback is a real step
+            return self._finish(obs, reward, terminated, truncated, info, None if pred is None else pred.score, None)
+        self._count(real=True)
         pred = _predict(self.world_model, self._context, action)
+        if pred.failed is not None:
+            self._failed(pred)
         obs, reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
         _add_wm_cost(info, pred.cost_s)
+        if pred.failed is not None:
+            info["wm_failure"] = pred.failed
         real = float(reward) if (terminated or truncated) else None
-        return self._finish(obs, float(reward), terminated, truncated, info, pred.score, real)
+        wm_score = None if pred.failed is not None else pred.score
+        observe = getattr(self.world_model, "observe", None)
+        if real is not None and observe is not None:  # a world model that learns from anchors
+            observe(self._context, action, real)
+        return self._finish(obs, float(reward), terminated, truncated, info, wm_score, real)
 
     def _sim_step(self, action: Any):
         t0 = time.perf_counter()
@@ -302,7 +413,7 @@ class MixedRewardWrapper(_PredictingWrapper):
             info["cost"] = {**_ZERO_COST, "sim_steps": 1, "sim_s": time.perf_counter() - t0}
         self._t += 1
         self._return += float(env_reward)
-        self._count()
+        self._count(real=self._anchor)
         at_horizon = self.wm_horizon is not None and self._t == self.wm_horizon
         if not self._anchor:
             truncated = truncated or at_horizon

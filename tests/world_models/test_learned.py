@@ -51,3 +51,26 @@ def test_learns_out_of_sample_what_the_base_score_misses():
 
 def test_selectable_by_name():
     assert isinstance(make_world_model("learned"), LearnedWorldModel)
+
+
+def test_mixed_wrapper_teaches_a_learning_world_model_from_anchor_episodes():
+    import gymnasium as gym
+    from gymnasium import spaces
+
+    from wmrl_envs.wrappers import MixedRewardWrapper
+
+    class CodeEnv(gym.Env):
+        observation_space = action_space = spaces.Text(100, min_length=0)
+
+        def reset(self, *, seed=None, options=None):
+            return "task", {"group": (options or {}).get("group"), "wm_context": {"max_turns": 1}}
+
+        def step(self, action):
+            return "done", real(action), True, False, {"reward_source": "real"}
+
+    model = LearnedWorldModel(Base(), min_pairs=8, refit_every=4)
+    env = MixedRewardWrapper(CodeEnv(), model, anchor_rate=1.0)
+    for i, code in enumerate(programs(np.random.default_rng(2), 12)):
+        env.reset(options={"group": f"g{i}"})
+        env.step(code)
+    assert model.active and len(model._y) == 12

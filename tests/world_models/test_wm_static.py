@@ -138,9 +138,9 @@ def test_batch_matches_single_and_is_deterministic(model, context):
     assert all(isinstance(p, Prediction) and p.cost_s > 0 for p in batch)
 
 
-def test_non_code_action_is_a_clear_error(model, context):
-    with pytest.raises(ValueError, match="Python source"):
-        model.predict(context, 3)
+def test_non_code_action_scores_zero_with_the_reason(model, context):
+    pred = model.predict(context, 3)
+    assert pred.score == 0.0 and "not Python source" in pred.checks["syntax"].reason
 
 
 def test_context_without_schema_still_predicts(model):

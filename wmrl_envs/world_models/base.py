@@ -50,16 +50,27 @@ class Verdict:
 
 @dataclass
 class Prediction:
-    """A world model's prediction of one action's outcome."""
+    """A world model's prediction of one action's outcome.
+
+    ``failed`` is None for a prediction; otherwise the world model could not predict (its server
+    failed, timed out, answered garbage) and says why: ``score`` is then 0 and is *not* a reward.
+    The wrappers fall back (``on_wm_failure``) instead of paying it.
+    """
 
     score: float
     checks: dict[str, Verdict] = field(default_factory=dict)
     feedback: str = ""
     cost_s: float = 0.0
+    failed: str | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= float(self.score) <= 1.0:
             raise ValueError(f"Prediction.score must lie in [0, 1], got {self.score!r}")
+
+    @classmethod
+    def failure(cls, reason: str, cost_s: float = 0.0) -> Prediction:
+        """No prediction, and why (``score`` 0 is a placeholder, not a reward)."""
+        return cls(0.0, feedback=f"The world model failed: {reason}", cost_s=cost_s, failed=reason)
 
 
 @runtime_checkable

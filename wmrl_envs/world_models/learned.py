@@ -77,7 +77,7 @@ class LearnedWorldModel:
         t0 = time.perf_counter()
         pred = self.base.predict(context, action)
         model = self._model
-        if model is None:
+        if model is None or pred.failed:  # a failed base prediction passes through as a failure
             return pred
         score = float(np.clip(model.predict([features(pred, action)])[0], 0.0, 1.0))
         note = f"learned from {len(self._y)} anchor pairs: {score:.3f} (static {pred.score:.3f})"
@@ -88,7 +88,10 @@ class LearnedWorldModel:
 
     def observe(self, context: Mapping[str, Any], action: Any, real: float) -> None:
         """Learn from one anchor episode: the program and its real reward."""
-        x = features(self.base.predict(context, action), action)
+        pred = self.base.predict(context, action)
+        if pred.failed:
+            return
+        x = features(pred, action)
         with self._lock:
             self._x.append(x)
             self._y.append(float(real))

@@ -5,14 +5,17 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from wmrl_envs.world_models.backends import JSONBackend, LogProbBackend
+from wmrl_envs.world_models.backends import BackendError, JSONBackend, LogProbBackend
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, combine, feedback
+from wmrl_envs.world_models.guard import UNANALYSABLE, screen, unanalysable
 from wmrl_envs.world_models.parse import parse_answer
 from wmrl_envs.world_models.program import analyze
 from wmrl_envs.world_models.prompt import (
@@ -24,6 +27,10 @@ from wmrl_envs.world_models.prompt import (
 )
 from wmrl_envs.world_models.quality import quality_prior
 
+# What the LLM said of one program: (verdicts, quality, quality reason), or a finished prediction
+# (a failure, or score 0 for a program that cannot be analysed).
+Judged = tuple[dict[str, Verdict], float, str] | Prediction
+
 
 class LLMCheckWorldModel:
     """Predicts a program's reward by asking an LLM the eight checks (one prompt template).
@@ -33,6 +40,13 @@ class LLMCheckWorldModel:
     here the LLM's own ``quality`` answer, or the static quality prior where the LLM gave none.
     Unreadable check answers become neutral verdicts flagged ``parse_failed`` and are counted in
     :attr:`stats`. Predictions are cached by task id and code hash.
+
+    When the backend gives no usable answer (server error, refused connection, time budget spent,
+    a body that is not JSON, an answer without one readable verdict, a backend exception) the
+    prediction *fails*: ``Prediction.failed`` says why, its score is not a reward, it is counted
+    in :attr:`failures`, warned about, and never cached (the next call asks again). Input no model
+    should read (not a str, over 1 MB, nested too deep) is predicted 0 with the reason
+    (:mod:`~wmrl_envs.world_models.guard`).
 
     Args:
         backend: a JSON backend (``complete``: OpenAI-compatible server, vLLM) or a log-prob
@@ -47,6 +61,7 @@ class LLMCheckWorldModel:
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str], Prediction] = OrderedDict()
         self.stats = {"predictions": 0, "cache_hits": 0, "checks": 0, "parse_failed": 0}
+        self.failures = 0
 
     @property
     def parse_fail_rate(self) -> float:
@@ -57,7 +72,7 @@ class LLMCheckWorldModel:
     def cache_key(context: Mapping[str, Any], code: str) -> tuple[str, str]:
         task = context.get("task_id") or hashlib.sha256(
             json.dumps(context, sort_keys=True, default=str).encode()).hexdigest()
-        return str(task), hashlib.sha256(code.encode()).hexdigest()
+        return str(task), hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
 
     def predict(self, context: Mapping[str, Any], action: Any) -> Prediction:
         return self.predict_batch([context], [action])[0]
@@ -66,25 +81,36 @@ class LLMCheckWorldModel:
         if len(contexts) != len(actions):
             raise ValueError(f"contexts and actions differ in length: {len(contexts)} != {len(actions)}")
         start = time.perf_counter()
-        for a in actions:
-            if not isinstance(a, str):
-                raise ValueError(f"LLMCheckWorldModel predicts Python source code; got {type(a).__name__}")
-        keys = [self.cache_key(c, a) for c, a in zip(contexts, actions)]
-        out: list[Prediction | None] = [self._cache.get(k) for k in keys]
-        todo = [i for i, p in enumerate(out) if p is None]
-        fresh = self._judge([contexts[i] for i in todo], [actions[i] for i in todo]) if todo else []
-        elapsed = time.perf_counter() - start
-        for i, (checks, quality, why) in zip(todo, fresh):
-            score = combine(checks, quality)
-            out[i] = Prediction(score, checks, feedback(checks, score, quality, why), elapsed / len(todo))
-            self.stats["checks"] += len(checks)
-            self.stats["parse_failed"] += sum(v.parse_failed for v in checks.values())
-            self._remember(keys[i], out[i])
-        self.stats["predictions"] += len(actions)
-        self.stats["cache_hits"] += len(actions) - len(todo)
+        out: list[Prediction | None] = [screen(a) for a in actions]
+        keys = {i: self.cache_key(contexts[i], a) for i, a in enumerate(actions) if out[i] is None}
+        hits = [i for i, k in keys.items() if k in self._cache]
+        for i in hits:
+            out[i] = self._cache[keys[i]]
+            self._cache.move_to_end(keys[i])
+        todo = [i for i in keys if out[i] is None]
+        judged = self._judge([contexts[i] for i in todo], [actions[i] for i in todo]) if todo else []
+        share = (time.perf_counter() - start) / max(1, len(todo))
+        for i, result in zip(todo, judged):
+            out[i] = self._prediction(result, share)
+            if out[i].failed is None:
+                self._remember(keys[i], out[i])
         hit_cost = (time.perf_counter() - start) / len(actions) if actions else 0.0
-        judged = set(todo)
-        return [p if i in judged else dataclasses.replace(p, cost_s=hit_cost) for i, p in enumerate(out)]
+        for i in hits:
+            out[i] = dataclasses.replace(out[i], cost_s=hit_cost)
+        self.stats["predictions"] += len(actions)
+        self.stats["cache_hits"] += len(hits)
+        return out  # type: ignore[return-value]  (every slot is filled above)
+
+    def _prediction(self, result: Judged, cost_s: float) -> Prediction:
+        if isinstance(result, Prediction):
+            if result.failed is not None:
+                self.failures += 1
+                warnings.warn(f"LLM world model failed, no prediction (not a reward): {result.failed}",
+                              RuntimeWarning, stacklevel=4)
+            return dataclasses.replace(result, cost_s=cost_s)
+        checks, quality, why = result
+        score = combine(checks, quality)
+        return Prediction(score, checks, feedback(checks, score, quality, why), cost_s)
 
     def _remember(self, key: tuple[str, str], pred: Prediction) -> None:
         if self.cache_size <= 0:
@@ -94,22 +120,50 @@ class LLMCheckWorldModel:
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 
-    def _judge(self, contexts: Sequence[Mapping[str, Any]], codes: Sequence[str]) -> list[tuple[dict[str, Verdict], float, str]]:
-        """(verdicts, quality, quality reason) per program, from one batched backend call."""
-        if isinstance(self.backend, LogProbBackend):
-            names = [*CHECKS, QUALITY]
-            prompts = [logprob_messages(c, code) for c, code in zip(contexts, codes)]
-            flat = [p[n] for p in prompts for n in names]
-            probs = self.backend.p_pass(flat, load_template()["answer_prefix"]).reshape(len(codes), len(names))
-            return [({n: Verdict(float(row[j]), "log-prob of 'pass' against 'fail'") for j, n in enumerate(CHECKS)},
-                     float(row[-1]), "LLM estimate") for row in probs]
-        texts = self.backend.complete([json_messages(c, code) for c, code in zip(contexts, codes)], verdict_schema())
-        results = []
-        for c, code, text in zip(contexts, codes, texts):
-            checks, quality = parse_answer(text)
-            why = "LLM estimate"
-            if quality is None:
-                quality, why = quality_prior(analyze(code, c.get("files") or {}), c)
-                why = f"static prior: {why}"
-            results.append((checks, quality, why))
+    def _judge(self, contexts: Sequence[Mapping[str, Any]], codes: Sequence[str]) -> list[Judged]:
+        """What the LLM said of each program, from one batched backend call."""
+        try:
+            if isinstance(self.backend, LogProbBackend):
+                return self._judge_logprob(contexts, codes)
+            texts = self.backend.complete([json_messages(c, code) for c, code in zip(contexts, codes)], verdict_schema())
+        except Exception as e:  # any backend crash is a failed prediction, never a score
+            return [Prediction.failure(f"the {type(self.backend).__name__} raised {type(e).__name__}: {e}")] * len(codes)
+        if len(texts) != len(codes):
+            why = f"the {type(self.backend).__name__} returned {len(texts)} answers for {len(codes)} prompts"
+            return [Prediction.failure(why)] * len(codes)
+        return [self._read(c, code, text) for c, code, text in zip(contexts, codes, texts)]
+
+    def _judge_logprob(self, contexts: Sequence[Mapping[str, Any]], codes: Sequence[str]) -> list[Judged]:
+        names = [*CHECKS, QUALITY]
+        prompts = [logprob_messages(c, code) for c, code in zip(contexts, codes)]
+        flat = [p[n] for p in prompts for n in names]
+        probs = self.backend.p_pass(flat, load_template()["answer_prefix"]).reshape(len(codes), len(names))
+        results: list[Judged] = []
+        for row in probs.tolist():
+            if not all(math.isfinite(p) for p in row):
+                results.append(Prediction.failure(f"the {type(self.backend).__name__} returned non-finite probabilities {row}"))
+                continue
+            checks = {n: Verdict(row[j], "log-prob of 'pass' against 'fail'") for j, n in enumerate(CHECKS)}
+            self._count(checks)
+            results.append((checks, row[-1], "LLM estimate"))
         return results
+
+    def _read(self, context: Mapping[str, Any], code: str, text: str | BackendError) -> Judged:
+        """One JSON answer as verdicts; a failure if the backend gave none or nothing readable."""
+        if isinstance(text, BackendError):
+            return Prediction.failure(str(text))
+        checks, quality = parse_answer(text)
+        self._count(checks)
+        if all(v.parse_failed for v in checks.values()):
+            return Prediction.failure(f"the LLM's answer holds no readable verdict: {text[:200]!r}")
+        if quality is not None:
+            return checks, quality, "LLM estimate"
+        try:
+            quality, why = quality_prior(analyze(code, context.get("files") or {}), context)
+        except UNANALYSABLE as e:
+            return unanalysable(e)
+        return checks, quality, f"static prior: {why}"
+
+    def _count(self, checks: Mapping[str, Verdict]) -> None:
+        self.stats["checks"] += len(checks)
+        self.stats["parse_failed"] += sum(v.parse_failed for v in checks.values())

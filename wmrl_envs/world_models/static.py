@@ -17,6 +17,7 @@ from wmrl_envs.world_models.analysis.facts import Fault
 from wmrl_envs.world_models.analysis.outputs import submission_faults
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback
+from wmrl_envs.world_models.guard import guarded
 from wmrl_envs.world_models.quality import ENCODERS, quality_prior
 
 # Verdict strengths: static analysis is exact about what it sees, not about what runs.
@@ -356,6 +357,7 @@ class CodeCheckWorldModel:
     def __init__(self, quality: bool = True) -> None:
         self.quality = quality
 
+    @guarded
     def predict(self, context: Mapping[str, Any], action: Any) -> Prediction:
         start = time.perf_counter()
         if not isinstance(action, str):

@@ -1,0 +1,18 @@
+# corpus: category=bug intent=main() guarded by if __name__ == "main" (missing underscores), so nothing runs expected=fail
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import GradientBoostingRegressor
+
+
+def main():
+    train = pd.read_csv("data/train.csv")
+    test = pd.read_csv("data/test.csv")
+    full = pd.get_dummies(pd.concat([train.drop(columns="wage"), test]), dtype=float)
+    X, Xt = full.iloc[: len(train)].drop(columns="id"), full.iloc[len(train):].drop(columns="id")
+    gbr = GradientBoostingRegressor(n_estimators=300, learning_rate=0.05, max_depth=3)
+    gbr.fit(X, np.log1p(train["wage"]))
+    pd.DataFrame({"id": test["id"], "wage": np.expm1(gbr.predict(Xt))}).to_csv("submission.csv", index=False)
+
+
+if __name__ == "main":
+    main()

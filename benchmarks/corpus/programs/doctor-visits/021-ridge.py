@@ -1,0 +1,11 @@
+# corpus: category=typical intent=ridge regression on standardised features expected=ok
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+train = pd.read_csv("data/train.csv")
+test = pd.read_csv("data/test.csv")
+X = train.drop(columns=["id", "mdvis"])
+model = make_pipeline(StandardScaler(), Ridge(alpha=1.0)).fit(X, train["mdvis"])
+pd.DataFrame({"id": test["id"], "mdvis": model.predict(test[X.columns])}).to_csv("submission.csv", index=False)
