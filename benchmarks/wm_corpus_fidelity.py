@@ -50,7 +50,8 @@ def load_corpus(corpus: Path = CORPUS) -> tuple[list[dict], dict]:
     for line in (corpus / "outcomes.jsonl").read_text().splitlines():
         row = json.loads(line)
         path = Path(row["path"])
-        row["code"] = (path if path.is_absolute() else corpus.parent.parent / path).read_text()
+        # the first line is the corpus's own header (category, planted bug): never shown to a model
+        row["code"] = (path if path.is_absolute() else corpus.parent.parent / path).read_text().partition("\n")[2]
         rows.append(row)
     return rows, split
 

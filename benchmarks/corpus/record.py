@@ -64,6 +64,7 @@ def list_programs() -> list[Path]:
 def task_index() -> dict[str, dict]:
     """task id -> {suite, split, env_id}, read from the environments themselves."""
     import gymnasium as gym
+
     import wmrl_envs  # noqa: F401  (registers the ids)
 
     out = {}
@@ -87,6 +88,7 @@ def read_outcomes() -> dict[str, dict]:
 
 def run_one(path: Path, tasks: dict[str, dict]) -> dict:
     import gymnasium as gym
+
     import wmrl_envs  # noqa: F401
 
     meta, code = load_program(path)
