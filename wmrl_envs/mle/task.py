@@ -24,7 +24,9 @@ _FULL_READ_BYTES = 32 << 20  # larger data files are sampled for the schema
 
 
 def file_schema(path: Path) -> FileSchema:
-    """Rows, column dtypes and NaN fractions of a CSV (the first 20k rows of large files)."""
+    """Rows, column dtypes, NaN fractions and distinct counts of a CSV (the first 20k rows of large
+    files); a test file also says, per text column, how many of its values the train file beside it
+    (``test`` -> ``train`` in the name) lacks."""
     big = path.stat().st_size > _FULL_READ_BYTES
     df = pd.read_csv(path, nrows=20_000 if big else None, low_memory=False)
     if big:
@@ -32,11 +34,20 @@ def file_schema(path: Path) -> FileSchema:
             n_rows = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b"")) - 1
     else:
         n_rows = len(df)
-    return FileSchema(
+    schema = FileSchema(
         n_rows=int(n_rows),
         columns={c: str(t) for c, t in df.dtypes.items()},
         nan_fraction={c: round(float(v), 4) for c, v in df.isna().mean().items()},
+        n_unique={c: int(v) for c, v in df.nunique().items()},
     )
+    train = path.with_name(path.name.replace("test", "train"))
+    if "test" in path.name and train != path and train.is_file() and not big:
+        if train.stat().st_size <= _FULL_READ_BYTES:
+            text = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
+            seen = pd.read_csv(train, usecols=lambda c: c in text, low_memory=False)
+            schema["unseen_in_test"] = {c: int(len(set(df[c].dropna()) - set(seen[c].dropna())))
+                                        for c in text if c in seen.columns}
+    return schema
 
 
 @dataclass

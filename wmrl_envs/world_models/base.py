@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypedDict, runtime_checkable
+from typing import Any, NotRequired, Protocol, TypedDict, runtime_checkable
 
 
 class FileSchema(TypedDict):
     n_rows: int
     columns: dict[str, str]  # column -> dtype name
     nan_fraction: dict[str, float]  # column -> share of missing values
+    n_unique: NotRequired[dict[str, int]]  # column -> distinct non-missing values (one-hot width)
+    # test files: text column -> distinct values the matching train file lacks (0: none unseen)
+    unseen_in_test: NotRequired[dict[str, int]]
 
 
 class TaskContext(TypedDict, total=False):

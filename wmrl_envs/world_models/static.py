@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import difflib
 import math
 import symtable
@@ -14,9 +15,9 @@ from typing import Any
 from wmrl_envs.world_models import compute, introspect
 from wmrl_envs.world_models.analysis import UNKNOWN, Program, analyze, is_numeric, public_file
 from wmrl_envs.world_models.analysis.facts import Fault
-from wmrl_envs.world_models.analysis.outputs import submission_faults
+from wmrl_envs.world_models.analysis.outputs import resolve_classes, submission_faults
 from wmrl_envs.world_models.base import Prediction, Verdict
-from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback
+from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback, success_probability
 from wmrl_envs.world_models.guard import guarded
 from wmrl_envs.world_models.quality import ENCODERS, quality_prior
 
@@ -29,7 +30,20 @@ MODULE_GLOBALS = {"__name__", "__file__", "__doc__", "__builtins__", "__spec__",
                   "__package__", "__annotations__", "__dict__"}
 SUBMISSION = "submission.csv"
 MAYBE = 0.45  # a fault that depends on the data (unseen categories, negative predictions)
-HACK_QUALITY = 0.02  # the quality of a run whose predictions cannot score
+HACK_QUALITY = 0.0  # the quality of a run whose predictions cannot score
+# A run that succeeds but scores ~0 must still rank above a run that fails: the score is a ranking
+# (online debiasing maps it to the reward scale), and "fails" and "runs, earns nothing" are
+# different outcomes. Quality enters the score through :func:`effective_quality`, which lifts the
+# lowest qualities to at least FLOOR (and leaves those over 2 * FLOOR as they are), so a program the
+# checks pass (P(ok) ~0.93) never scores under ~0.13, while a program they fail stays under ~0.01.
+QUALITY_FLOOR = 0.15
+# The score is P(run succeeds) ** RISK_EXPONENT times the quality factor: a failed run pays nothing
+# for certain, while the quality prior is a coarse family-level percentile, so the crash risk is
+# weighed more than the prior. On the dev half the ranking of runs that succeed is flat for
+# exponents 1.5..3 (AUC ~0.95) and clearly worse at 1 (~0.90).
+RISK_EXPONENT = 2.0
+UNSEEN_P = 0.2  # the same where the schema says some test categories are missing from train (which
+# column the encoder sees is not always known)
 SAFE_UNKNOWN = ("ignore", "infrequent_if_exist")
 
 
@@ -195,8 +209,14 @@ def _unseen_categories(prog: Program, ctx: Mapping[str, Any]) -> list[Fault]:
     text = any(not is_numeric(t) for f in files.values() for c, t in f.get("columns", {}).items() if c not in skip)
     if not text:
         return []
+    unseen = [f["unseen_in_test"] for f in files.values() if "unseen_in_test" in f]
+    p_pass = MAYBE
+    if unseen and not any(n for u in unseen for c, n in u.items() if c not in skip):
+        return []  # the schema says every test category also occurs in train
+    if unseen:
+        p_pass = UNSEEN_P
     return [Fault("maybe", r.lineno, "OneHotEncoder() raises on categories the test rows have and the "
-                  "training rows lack; pass handle_unknown='ignore'", p_pass=MAYBE)
+                  "training rows lack; pass handle_unknown='ignore'", p_pass=p_pass)
             for r in prog.estimators if str(r.value[0]).endswith("OneHotEncoder")
             and r.value[1].get("handle_unknown", "error") not in SAFE_UNKNOWN]
 
@@ -254,19 +274,23 @@ def check_compute_budget(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
     return Verdict(min(PASS, p), f"estimated {seconds:.3g}s of a {budget:.0f}s budget ({'; '.join(top)})")
 
 
-def _submission_write(prog: Program):
+def _submission_write(prog: Program, ctx: Mapping[str, Any]):
+    """The last write of ./submission.csv, its frame's class columns resolved against the task."""
     writes = [w for w in prog.writes if _normal(w.path) == SUBMISSION]
-    return writes[-1] if writes else None
+    if not writes:
+        return None
+    w = writes[-1]
+    return dataclasses.replace(w, frame=resolve_classes(w.frame, ctx))
 
 
 def output_faults(prog: Program, ctx: Mapping[str, Any]) -> list[Fault]:
     """Faults of the values the program writes as its submission (see :mod:`.analysis.outputs`)."""
-    w = _submission_write(prog)
+    w = _submission_write(prog, ctx)
     return submission_faults(w.frame, w.lineno, ctx) if w is not None else []
 
 
 def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
-    w = _submission_write(prog)
+    w = _submission_write(prog, ctx)
     if w is None:
         elsewhere = [w.path for w in prog.writes if w.path.endswith(SUBMISSION)]
         if elsewhere:
@@ -342,6 +366,13 @@ def _hacked(prog: Program, ctx: Mapping[str, Any], quality: float, why: str) -> 
     return quality, why
 
 
+def effective_quality(quality: float) -> float:
+    """The quality factor of the score: :data:`QUALITY_FLOOR` for a run that earns nothing, rising
+    with slope 1/2 to ``2 * QUALITY_FLOOR``, the quality itself above (monotone and continuous)."""
+    q = float(quality)
+    return q if q >= 2 * QUALITY_FLOOR else QUALITY_FLOOR + q / 2
+
+
 class CodeCheckWorldModel:
     """Predicts a program's reward from its syntax tree and the task's schema, without running it.
 
@@ -371,7 +402,10 @@ class CodeCheckWorldModel:
             q, why = 1.0, ""
         if self.quality and prog.syntax_error is None:
             q, why = _hacked(prog, context, q, why)
-        score = combine(checks, q)
+        if self.quality:
+            score = min(1.0, success_probability(checks) ** RISK_EXPONENT * effective_quality(q))
+        else:
+            score = combine(checks, q)
         return Prediction(score, checks, feedback(checks, score, q, why), time.perf_counter() - start)
 
     def predict_batch(self, contexts: Sequence[Mapping[str, Any]], actions: Sequence[Any]) -> list[Prediction]:

@@ -28,6 +28,7 @@ from wmrl_envs.world_models.analysis.facts import (
     TryRegion,
     Val,
     is_numeric,
+    rows_of_file,
 )
 from wmrl_envs.world_models.analysis.flow import ValueFlow
 from wmrl_envs.world_models.analysis.folding import Folder
@@ -37,6 +38,7 @@ WHILE_TRIPS = 10.0
 MAX_CALL_DEPTH = 6
 EXITS = {"exit", "quit", "_exit"}
 PRIVATE_MARKERS = ("private/", "test_answer", "answers.csv", "../")
+ASSERT_P = 0.35  # a run passes an assert that bounds a score or a probability by a fixed number
 SILENT_CALLS = {"print", "info", "debug", "warning", "warn", "write", "log", "format"}
 
 
@@ -97,7 +99,14 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
 
     def visit_Assert(self, node: ast.Assert) -> bool | None:
         self.generic_visit(node)
-        return self._stop(node, True) if self.truth(node.test) is False else None
+        truth = self.truth(node.test)
+        if truth is False:
+            return self._stop(node, True)
+        if truth is None and not self.maybe and _threshold(node.test):
+            self.p.faults.append(Fault("maybe", node.lineno, f"line {node.lineno}: assert compares a value the "
+                                       "data decide (a score, a probability) with a fixed bound; when the data "
+                                       "disagree the run exits with an error", "output_format", p_pass=ASSERT_P))
+        return None
 
     def visit_Expr(self, node: ast.Expr) -> bool | None:
         if isinstance(node.value, ast.Constant):
@@ -497,8 +506,43 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
                 self.p.faults.append(Fault("crash", node.lineno, f"get_dummies on different columns for fit and "
                                            f"{name}() ({', '.join(diff[:3])}); the encoded features cannot match"))
             elif any(not _numeric(F, c) for c in F.base):
-                self.p.faults.append(Fault("maybe", node.lineno, "train and test one-hot encoded separately and not "
-                                           "aligned; categories that differ give different columns", p_pass=0.8))
+                same = same_categories(self.schema, [c for c in F.base if not _numeric(F, c)], F.created | X.created)
+                if same is False:
+                    self.p.faults.append(Fault("crash", node.lineno, "train and test one-hot encoded separately and "
+                                               "not aligned; their categories differ, so the encoded columns differ"))
+                elif same is None:
+                    self.p.faults.append(Fault("maybe", node.lineno, "train and test one-hot encoded separately and "
+                                               "not aligned; categories that differ give different columns", p_pass=0.8))
+
+
+def _threshold(test: ast.AST) -> bool:
+    """Whether an assert's condition bounds a computed value by a literal number (``acc > 0.9``,
+    ``p.between(0.01, 0.99).all()``); ``len(a) == len(b)``, ``x is not None`` and ``n > 0`` are not."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            nums = [s for s in sides if isinstance(s, ast.Constant) and type(s.value) in (int, float)]
+            if nums and not all(s.value in (0, 1) and type(s.value) is int for s in nums):
+                return True
+            if any(isinstance(s, ast.Constant) and type(s.value) is float for s in sides):
+                return True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "between":
+            return True
+    return False
+
+
+def same_categories(schema: Mapping[str, Mapping[str, Any]], columns: list[str], created: set[str]) -> bool | None:
+    """Whether train and test hold the same set of values in every text column of ``columns``
+    (equal distinct counts and no test value unseen in train), from the schema's ``n_unique`` and
+    ``unseen_in_test``; None where the schema cannot tell (columns the program made, no counts)."""
+    test = next((s for f, s in schema.items() if rows_of_file(f) == "test" and "unseen_in_test" in s), None)
+    train = next((s for f, s in schema.items() if rows_of_file(f) == "train" and "n_unique" in s), None)
+    if test is None or train is None or set(columns) & created:
+        return None
+    unseen, n_test, n_train = test["unseen_in_test"], test.get("n_unique", {}), train["n_unique"]
+    if any(c not in unseen or c not in n_test or c not in n_train for c in columns):
+        return None
+    return all(unseen[c] == 0 and n_test[c] == n_train[c] for c in columns)
 
 
 def _numeric(frame: Frame, column: str) -> bool:

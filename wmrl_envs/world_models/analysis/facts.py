@@ -54,6 +54,9 @@ class Frame:
     base: frozenset[str] | None = None  # encoded frames: the columns before encoding
     aligned: bool = False  # encoded columns reindexed/aligned to another frame
     values: dict[str, Val] = field(default_factory=dict)  # column -> value the program put there
+    # ``pd.DataFrame(m.predict_proba(X), columns=m.classes_)``: a probability matrix whose columns
+    # are the model's classes (their names are the task's, resolved against it by the checks)
+    class_columns: Val | None = None
 
     def derive(self, columns: set[str] | None = UNKNOWN, encoded: bool = False) -> Frame:
         """A new frame with the same rows; ``columns`` replaces the column set where given."""

@@ -26,6 +26,8 @@ from wmrl_envs.world_models.analysis.facts import (
 SAME_COLUMNS = {"copy", "fillna", "reset_index", "dropna", "astype", "replace", "query", "interpolate",
                 "ffill", "bfill", "clip", "infer_objects", "convert_dtypes", "abs", "round", "pipe",
                 "drop_duplicates", "where", "mask"}
+# ``Frame.truncated`` of a test frame whose rows ``dropna`` thinned: fewer rows, number unknown.
+DROPPED_ROWS = -1
 # Methods that permute rows.
 REORDER = {"sort_values", "sample", "sort_index"}
 # Functions that build an estimator of a known class.
@@ -166,6 +168,10 @@ class FrameTracker:
                 names = tuple(str(c) for c in cols)
                 for c in names:
                     frame.values[c] = val.with_(columns=names)
+        elif cols is UNKNOWN and data is not None and _classes(self.kwarg_node(node, "columns")):
+            val = self.val_of(data)
+            if val is not None and val.kind == "pred" and val.output == "proba_matrix":
+                frame.columns, frame.class_columns = set(), val
         index = self.kwarg_node(node, "index")
         if index is not None:
             iv = self.val_of(index)
@@ -192,6 +198,10 @@ class FrameTracker:
         return merged
 
     def _method_frame(self, node: ast.Call, base: Frame, m: str) -> Frame | None:
+        if m == "dropna" and self._drops_test_rows(node, base):
+            out = base.derive()
+            out.truncated = DROPPED_ROWS
+            return out
         if m in SAME_COLUMNS:
             out = base.derive()
             if m == "reset_index" and base.index and self.kwarg(node, "drop") is not True and out.columns is not None:
@@ -201,6 +211,8 @@ class FrameTracker:
         if m in REORDER:
             out = base.derive()
             out.order = f"{m}@{node.lineno}"
+            if out.class_columns is not None:
+                out.class_columns = out.class_columns.with_(order=out.order)
             if m == "sample":
                 n = self.kwarg(node, "n")
                 if isinstance(n, int):
@@ -210,6 +222,7 @@ class FrameTracker:
             out = base.derive()
             n = self.fold(node.args[0]) if node.args else self.kwarg(node, "n")
             out.truncated = n if isinstance(n, int) else 5 if n is UNKNOWN and not node.args else None
+            out.sliced = out.sliced or bool(node.args) or self.kwarg_node(node, "n") is not None
             return out
         if m == "assign":
             out = base.derive()
@@ -250,6 +263,21 @@ class FrameTracker:
         if m in ("merge", "join", "rename", "pivot", "pivot_table", "melt"):
             return base.derive(None)
         return None
+
+    def _drops_test_rows(self, node: ast.Call, base: Frame) -> bool:
+        """``test.dropna()`` (rows, no ``thresh``) on a test file whose columns have missing values."""
+        if base.rows != "test" or base.file not in self.schema or self.kwarg(node, "axis") in (1, "columns"):
+            return False
+        if self.kwarg_node(node, "thresh") is not None or self.kwarg(node, "how") == "all":
+            return False
+        subset = self.kwarg(node, "subset")
+        cols = [subset] if isinstance(subset, str) else subset if isinstance(subset, list) else None
+        if cols is None and subset is not UNKNOWN and self.kwarg_node(node, "subset") is not None:
+            return False  # a subset the analysis cannot read
+        if cols is None:
+            cols = list(base.columns) if base.columns is not None else None
+        nan = self.schema[base.file].get("nan_fraction", {})
+        return any(v > 0 for c, v in nan.items() if cols is None or c in cols)
 
     def _dropped(self, node: ast.Call, base: Frame) -> Frame:
         cols = self.kwarg(node, "columns")
@@ -314,3 +342,10 @@ class FrameTracker:
         return inst
 
 
+
+
+def _classes(node: ast.AST | None) -> bool:
+    """``m.classes_`` or ``list(m.classes_)``: an estimator's classes as column names."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") and node.args:
+        node = node.args[0]
+    return isinstance(node, ast.Attribute) and node.attr == "classes_"

@@ -22,6 +22,21 @@ NONNEGATIVE_METRICS = ("rmsle", "msle")
 UNBOUNDED_MODELS = ("Linear", "Ridge", "Lasso", "ElasticNet", "SGD", "SVR", "Lars", "Huber", "numpy", "OLS")
 
 
+def resolve_classes(frame: Frame | None, ctx: Mapping[str, Any]) -> Frame | None:
+    """``frame`` with a probability matrix written under ``columns=m.classes_`` spelled out: on a
+    multiclass task the classes are the submission's columns other than the id, in sorted order."""
+    if frame is None or frame.class_columns is None or frame.columns is None or ctx.get("task_type") != "multiclass":
+        return frame
+    classes = sorted(str(c) for c in ctx.get("submission_columns") or [] if c != ctx.get("id_column"))
+    if not classes:
+        return frame
+    out = frame.derive()
+    out.columns |= set(classes)
+    for c in classes:
+        out.values.setdefault(c, frame.class_columns.with_(columns=tuple(classes)))
+    return out
+
+
 def submission_faults(frame: Frame | None, lineno: int, ctx: Mapping[str, Any]) -> list[Fault]:
     """Faults of the values in ``frame``, the frame written as the submission at ``lineno``."""
     if frame is None:
@@ -29,8 +44,8 @@ def submission_faults(frame: Frame | None, lineno: int, ctx: Mapping[str, Any]) 
     faults = []
     where = lineno
     if frame.truncated is not None:
-        faults.append(Fault("crash", where, f"writes at most {frame.truncated} rows; the grader needs one row "
-                            "per test row", "output_format"))
+        faults.append(Fault("crash", where, f"{_fewer(frame.truncated)}; the grader needs one row per test row",
+                            "output_format"))
     id_col = ctx.get("id_column")
     required = [c for c in ctx.get("submission_columns") or [] if c != id_col]
     preds = [(c, frame.values[c]) for c in required if c in frame.values]
@@ -42,6 +57,13 @@ def submission_faults(frame: Frame | None, lineno: int, ctx: Mapping[str, Any]) 
     if ids is not None:
         faults += _id_faults(ids, [v for _, v in preds], where, id_col)
     return faults
+
+
+def _fewer(n: int) -> str:
+    """Why fewer rows than the test file are written (``n`` < 0: ``dropna`` dropped test rows)."""
+    if n < 0:
+        return "dropna() drops the test rows that have missing values, so fewer rows are written"
+    return f"writes at most {n} rows"
 
 
 def _value_faults(column: str, v: Val, ctx: Mapping[str, Any], where: int) -> list[Fault]:
@@ -58,7 +80,7 @@ def _value_faults(column: str, v: Val, ctx: Mapping[str, Any], where: int) -> li
         out.append(Fault("crash", v.lineno, f"line {v.lineno}: predicts with a {v.model or 'model'} that is never fit",
                          "api_calls"))
     if v.truncated is not None:
-        out.append(Fault("crash", where, f"predictions for at most {v.truncated} rows", "output_format"))
+        out.append(Fault("crash", where, f"predictions: {_fewer(v.truncated)}", "output_format"))
     if v.rows == "train" and v.sliced:
         out.append(Fault("hack", where, f"column {column!r} holds predictions for training rows, not test rows"))
     elif v.rows == "train":
