@@ -9,7 +9,7 @@ policy-update seconds.
 
 Arms:
     real             GRPO on real execution only
-    wmrl             MixedRewardWrapper (static world model, anchor rate 0.1) + inverse-variance weights
+    wmrl             MixedRewardWrapper (static world model, MixingConfig: anchor rate 0.1) + inverse-variance weights
     wmrl-no-debias   the same without Online Debiasing (raw world-model scores)
     wmrl-no-denoise  the same with pooled GRPO weights instead of inverse-variance ones
 """
@@ -27,6 +27,7 @@ import wmrl_envs  # noqa: F401 - registers the env ids
 from agents.evaluate import default_cache, evaluate_policies
 from agents.grpo import GRPOTrainer
 from agents.template import TemplatePolicy
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.report import format_table
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
 
@@ -55,7 +56,7 @@ def _exec_cpu(cost: dict) -> float:
     return cost["exec_cpu_s"] or cost["exec_s"]
 
 
-def _train_arm(arm, make_train_env, world_model, budget, seed, workers, log_dir, progress) -> tuple:
+def _train_arm(arm, make_train_env, world_model, budget, seed, workers, log_dir, progress, mixing=None) -> tuple:
     from wmrl_envs.world_models.factory import make_world_model
 
     if isinstance(world_model, str):
@@ -64,8 +65,8 @@ def _train_arm(arm, make_train_env, world_model, budget, seed, workers, log_dir,
     tasks = _task_ids(envs[0])
     weighting = "pooled" if arm == "wmrl-no-denoise" else "energy"
     if arm != "real":
-        state = MixingState(anchor_rate=0.1, seed=seed, selection="quota", debias=arm != "wmrl-no-debias",
-                            state_path=None if log_dir is None else log_dir / arm / "mixing.json")
+        config = MixingConfig.make(mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias")
+        state = MixingState(config, state_path=None if log_dir is None else log_dir / arm / "mixing.json")
         envs = [MixedRewardWrapper(e, world_model, state=state) for e in envs]
     policy = TemplatePolicy(seed=seed)
     trainer = GRPOTrainer(envs, policy, tasks, budget.group_size, budget.groups_per_update,
@@ -89,8 +90,12 @@ def compare(
     world_model=None,
     env_kwargs: dict | None = None,
     progress: bool = True,
+    mixing: MixingConfig | None = None,
 ) -> dict:
     """Train every arm, evaluate each on held-out tasks and DSBench, and return the results dict.
+
+    ``mixing``: the mixed arms' ``MixingConfig`` (anchor rate, selection, ...); each arm sets its
+    own ``seed``, ``weighting`` and ``debias`` on it.
 
     ``world_model``: a world model, or a spec for ``make_world_model`` (each arm then builds its
     own, so a model that learns from anchors never carries one arm's pairs into another).
@@ -111,11 +116,12 @@ def compare(
     def make(env, split):
         return lambda: gym.make(env, split=split, **kw)
 
-    results = {"budget": {"scale": budget, **b.__dict__}, "seed": seed, "arms": {}, "untrained": {}}
+    results = {"budget": {"scale": budget, **b.__dict__}, "seed": seed, "arms": {}, "untrained": {},
+               "mixing": MixingConfig.make(mixing).to_dict()}
     policies = {"untrained": TemplatePolicy(seed=seed)}
     for arm in arms:
         policy, totals, history, wall = _train_arm(arm, make(env_id, "train"), world_model, b, seed,
-                                                   workers, out, progress)
+                                                   workers, out, progress, mixing)
         policies[arm] = policy
         results["arms"][arm] = {
             "real_executions": int(totals["real_episodes"]),

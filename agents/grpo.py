@@ -29,7 +29,7 @@ import gymnasium as gym
 import numpy as np
 from tqdm.auto import tqdm
 
-from wmrl_envs.mixing import InverseVarianceWeights, group_advantages
+from wmrl_envs.mixing import InverseVarianceWeights, Weights, weighted_advantages
 
 COST_KEYS = ("exec_s", "exec_cpu_s", "wm_s", "sim_steps", "sim_s")
 
@@ -59,6 +59,8 @@ class Episode:
     anchor: bool | None = None  # None: no mixing (a real env)
     real: bool = True  # whether the env executed it
     wm_failures: int = 0  # steps whose world-model prediction failed (info["wm_failure"])
+    residual: float | None = None  # an anchor pair's real - f(wm score) (info["mixing"])
+    calibrated: bool = False  # whether the debiasing map was active when the episode ended
     cost: dict = field(default_factory=lambda: dict.fromkeys(COST_KEYS, 0.0))
 
 
@@ -83,8 +85,26 @@ def run_episode(
         mixing = info.get("mixing")
         if mixing is not None:
             ep.anchor = bool(mixing["anchor"])
+            ep.residual = mixing.get("residual")
+            ep.calibrated = bool(mixing.get("calibrated"))
     ep.score = info.get("score")
     return ep
+
+
+def mix_advantages(
+    groups: Sequence[Sequence[Episode]], weighter: InverseVarianceWeights, normalize: str = "none"
+) -> tuple[list[np.ndarray], Weights]:
+    """Weighted advantages of complete groups of episodes (:func:`weighted_advantages`); episodes
+    of a plain env (``anchor`` None) count as anchors: every reward is real, ``c = 1``."""
+    measured = [e for g in groups for e in g if e.residual is not None]
+    return weighted_advantages(
+        [[e.reward for e in g] for g in groups],
+        [g[0].anchor is not False for g in groups],
+        weighter,
+        [[e.residual for e in g if e.residual is not None] or None for g in groups],
+        calibrated=bool(measured) and all(e.calibrated for e in measured),
+        normalize=normalize,
+    )
 
 
 class EnvPool:
@@ -187,15 +207,11 @@ class GRPOTrainer:
         episodes = self.pool.run(jobs, self.policy, bar)
         groups = [episodes[i : i + self.group_size] for i in range(0, len(episodes), self.group_size)]
         rewards = [[e.reward for e in g] for g in groups]
-        centred = np.concatenate(group_advantages(rewards))
-        adv = np.concatenate(group_advantages(rewards, normalize=True)) if self.normalize == "group" else centred
+        adv, w = mix_advantages(groups, self.weighter, self.normalize)
         anchor = np.array([bool(e.anchor) for e in episodes])
         mixed = any(e.anchor is not None for e in episodes)
-        if mixed:
-            w = self.weighter.update(centred, anchor)
-            adv = adv * np.where(anchor, w.c_anchor, w.c_wm)
         t0 = time.perf_counter()
-        upd = self.policy.update([e.records for e in episodes], adv)
+        upd = self.policy.update([e.records for e in episodes], np.concatenate(adv))
         update_s = time.perf_counter() - t0
 
         cost = {k: sum(e.cost[k] for e in episodes) for k in COST_KEYS}
@@ -218,7 +234,7 @@ class GRPOTrainer:
         }
         if mixed:
             metrics.update({"denoise/w_anchor": w.w_anchor, "denoise/w_wm": w.w_wm, "denoise/pooled": w.pooled,
-                            "anchor/episodes": int(anchor.sum())})
+                            "denoise/floored": w.floored, "anchor/episodes": int(anchor.sum())})
         self.update_idx += 1
         return metrics
 

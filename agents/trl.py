@@ -35,7 +35,7 @@ import gymnasium as gym
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents.grpo import COST_KEYS, Episode, run_episode
+from agents.grpo import COST_KEYS, Episode, mix_advantages, run_episode
 from agents.llm import SYSTEM_PROMPT, build_messages, extract_code, render_plain
 from wmrl_envs.mixing import InverseVarianceWeights
 
@@ -216,15 +216,9 @@ class WeightedAdvantageReward(EnvReward):
         blocks = [[i for i, k in enumerate(keys) if k == key] for key in order]
         if any(b != list(range(b[0], b[0] + len(b))) for b in blocks):
             raise ValueError("completions of one group are not adjacent: give each dataset row its own group value")
-        reward = np.array([e.reward for e in episodes], dtype=np.float64)
-        centred = np.empty_like(reward)
-        for b in blocks:
-            centred[b] = reward[b] - reward[b].mean()
-        anchor = np.array([bool(e.anchor) for e in episodes])
-        if all(e.anchor is None for e in episodes):  # a plain env: every reward is real
-            return centred.tolist()
-        w = self.weighter.update(centred, anchor)
-        if log_metric is not None:
+        groups = [[episodes[i] for i in b] for b in blocks]
+        advantages, w = mix_advantages(groups, self.weighter)
+        if log_metric is not None and any(e.anchor is not None for e in episodes):
             log_metric("denoise/w_anchor", w.w_anchor)
             log_metric("denoise/w_wm", w.w_wm)
-        return (centred * np.where(anchor, w.c_anchor, w.c_wm)).tolist()
+        return np.concatenate(advantages).tolist()

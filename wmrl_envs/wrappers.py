@@ -36,7 +36,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .mixing import OnlineDebiaser
+from .mixing import MixingConfig, OnlineDebiaser
 from .mixing.state import MixingState
 from .world_models.base import Prediction, WorldModel
 from .world_models.guard import safe_predict
@@ -274,26 +274,25 @@ class MixedRewardWrapper(_PredictingWrapper):
     Every step's ``info`` has ``reward_source`` (``"real"`` on anchor episodes, else
     ``"world_model"``, or what the fallback of a failed prediction says), ``cost`` (simulated envs:
     one simulator step and its seconds unless the env reports its own) and ``mixing``: ``anchor``,
-    ``group``, ``wm_raw``, ``wm_debiased`` and ``weight``, the inverse-variance multiplier of the
-    episode's type estimated on completed groups of two or more episodes (None before any; always
-    None for envs without groups).
+    ``group``, ``wm_raw``, ``wm_debiased``, ``weight`` (the inverse-variance multiplier of the
+    episode's type estimated on completed groups of two or more episodes; None before any, always
+    None for envs without groups), ``residual`` (an anchor pair's ``real - f(wm_raw)`` with the map
+    before the pair, else None) and ``calibrated`` (whether the debiasing map is active): trainers
+    pass the last two to :func:`~wmrl_envs.mixing.weighted_advantages`.
 
     Args:
         env: any Gymnasium env.
         world_model: a ``WorldModel`` or a function ``f(obs) -> float in [0, 1]``.
-        anchor_rate: share of groups executed for real, in (0, 1].
-        seed: seeds anchor selection.
+        anchor_rate, seed, selection, window, min_pairs, debias: ``MixingConfig`` fields (there
+            with their help); given ones override ``config``'s. ``selection`` defaults to ``"hash"``
+            (a pure function of seed and group key: every process agrees).
         state_path: where the state lives (a JSON snapshot and an append-only pair log beside it);
             loaded if it exists, so a killed run loses no pair and a resumed one adds none twice.
             Wrappers of one process with the same ``state_path`` share one state; processes share
             the pair log (``mixing/state.py``).
-        selection: ``"hash"`` (a pure function of seed and group key: every process agrees) or
-            ``"quota"`` (exact rate within one process).
         wm_horizon: for simulated envs, steps a non-anchor episode runs.
-        window, min_pairs: the debiaser's memory and warm-up.
-        debias: apply the isotonic map (``False``: the no-debiasing ablation).
-        state: a ``MixingState`` shared with other wrappers (then the arguments above that
-            configure the state are ignored).
+        state: a ``MixingState`` shared with other wrappers (then ``config`` and the arguments
+            that configure the state are ignored).
         real_score: how an anchor episode of a simulated env is scored (see above).
         return_range: ``(lo, hi)`` of episode returns mapped to [0, 1] for return-based scores.
         on_wm_failure: ``"static"``, ``"execute"`` or ``"raise"``: what replaces a failed prediction
@@ -301,33 +300,37 @@ class MixedRewardWrapper(_PredictingWrapper):
             with one adds no pair); ``stats()["wm_failures"]`` counts them across the state's
             wrappers. A static fallback is paid the static model's raw score: the debiasing map
             was fitted on the world model's scale, not the static model's.
+        config: a :class:`~wmrl_envs.mixing.MixingConfig` for a new state (defaults if None).
     """
 
     def __init__(
         self,
         env: gym.Env,
         world_model: WorldModelLike,
-        anchor_rate: float = 0.1,
-        seed: int = 0,
+        anchor_rate: float | None = None,
+        seed: int | None = None,
         state_path: str | os.PathLike | None = None,
-        selection: str = "hash",
+        selection: str | None = None,
         wm_horizon: int | None = None,
-        window: int = 4096,
-        min_pairs: int = 16,
-        debias: bool = True,
+        window: int | None = None,
+        min_pairs: int | None = None,
+        debias: bool | None = None,
         state: MixingState | None = None,
         real_score: RealScore = "auto",
         return_range: tuple[float, float] | None = None,
         on_wm_failure: str = "static",
+        config: MixingConfig | None = None,
     ) -> None:
         super().__init__(env, world_model, wm_horizon, on_wm_failure)
         if not (callable(real_score) or real_score in _REAL_SCORES):
             raise ValueError(f"real_score must be one of {_REAL_SCORES} or a function f(Episode) -> float, got {real_score!r}")
         if return_range is not None and not (len(return_range) == 2 and return_range[0] < return_range[1]):
             raise ValueError(f"return_range must be (lo, hi) with lo < hi, got {return_range!r}")
-        config = dict(anchor_rate=anchor_rate, seed=seed, selection=selection, window=window, min_pairs=min_pairs, debias=debias)
         if state is None:
-            state = MixingState.shared(state_path, **config) if state_path is not None else MixingState(**config)
+            given = dict(anchor_rate=anchor_rate, seed=seed, selection=selection, window=window,
+                         min_pairs=min_pairs, debias=debias)
+            config = MixingConfig.make(config, **{k: v for k, v in given.items() if v is not None})
+            state = MixingState.shared(state_path, config) if state_path is not None else MixingState(config)
         self.state = state
         self.real_score, self.return_range = real_score, return_range
         self._tag = secrets.token_hex(4)  # group keys of an env without groups: unique per wrapper
@@ -458,13 +461,16 @@ class MixedRewardWrapper(_PredictingWrapper):
         """Pay anchors their real score, record the episode, and describe the mixing."""
         if real is not None:
             reward = real
+        residual = None
         if terminated or truncated:
-            self.state.end_episode(self._group, reward, wm_score, real, self._episode)
+            residual = self.state.end_episode(self._group, reward, wm_score, real, self._episode)
         info["mixing"] = {
             "anchor": self._anchor,
             "group": self._group,
             "wm_raw": wm_score,
             "wm_debiased": None if wm_score is None else self.state.transform(wm_score),
             "weight": self.state.weight(self._anchor),
+            "residual": residual,
+            "calibrated": self.state.debias and self.debiaser.active,
         }
         return obs, reward, terminated, truncated, info

@@ -14,7 +14,7 @@ trl = pytest.importorskip("trl", reason="needs the llm extra: pip install -e '.[
 
 from agents.llm import build_messages, extract_code  # noqa: E402
 from agents.trl import EnvReward, WeightedAdvantageReward, build_dataset, check_config  # noqa: E402
-from wmrl_envs.mixing import InverseVarianceWeights  # noqa: E402
+from wmrl_envs.mixing import InverseVarianceWeights, weighted_advantages  # noqa: E402
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState  # noqa: E402
 
 ZERO_COST = {"exec_s": 0.0, "exec_cpu_s": 0.0, "wm_s": 0.0, "sim_steps": 0, "sim_s": 0.0}
@@ -101,7 +101,10 @@ def test_weighted_advantages_match_the_mixer():
         codes = [extract_code(c) for c in COMPLETIONS]
         paid = np.array([lowercase_share(c) if a else mixed.state.transform(wm(c)) for c, a in zip(codes, anchor)])
         centred = paid - np.repeat(paid.reshape(4, 2).mean(1), 2)
-        w = oracle.update(centred, anchor)
+        assert not mixed.debiaser.active  # < min_pairs: the residuals are against the raw scores
+        resid = [[lowercase_share(c) - wm(c) for c in codes[2 * k : 2 * k + 2]] if anchor[2 * k] else None
+                 for k in range(4)]
+        _, w = weighted_advantages(paid.reshape(4, 2), anchor[::2], oracle, resid, calibrated=False)
         np.testing.assert_allclose(out, centred * np.where(anchor, w.c_anchor, w.c_wm), atol=1e-12)
         np.testing.assert_allclose(out.reshape(4, 2).sum(1), 0, atol=1e-12)  # TRL's group mean is 0
     assert env.executions == mixed.state.counts["anchor_episodes"] == 3 * 4

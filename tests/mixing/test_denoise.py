@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wmrl_envs.mixing import InverseVarianceWeights, group_advantages
+from wmrl_envs.mixing import InverseVarianceWeights, group_advantages, weighted_advantages
 
 
 def test_group_advantages_dr_grpo_and_normalized():
@@ -24,7 +24,8 @@ def test_group_advantages_dr_grpo_and_normalized():
 def test_weights_sum_to_one_and_multipliers_recombine(n_a, n_w, e_a, e_w):
     centred = np.concatenate([np.full(n_a, np.sqrt(e_a)), np.full(n_w, np.sqrt(e_w))])
     is_anchor = np.arange(n_a + n_w) < n_a
-    w = InverseVarianceWeights().update(centred, is_anchor)
+    # The world model's noise is its residual energy D = e_w on anchor pairs, not its rewards' energy.
+    w = InverseVarianceWeights().update(centred, is_anchor, np.full(n_a, np.sqrt(e_w)), calibrated=True)
     assert w.w_anchor + w.w_wm == pytest.approx(1.0)
     assert 0 <= w.w_anchor <= 1
     # c_T · N_T / N recovers w_T: the mean loss has gradient Σ_T w_T g_T.
@@ -39,7 +40,7 @@ def test_weights_sum_to_one_and_multipliers_recombine(n_a, n_w, e_a, e_w):
 @given(n_a=st.integers(1, 40), n_w=st.integers(1, 400), e=st.floats(1e-6, 10))
 def test_equal_per_sample_variance_gives_pooled_grpo(n_a, n_w, e):
     centred = np.concatenate([np.full(n_a, np.sqrt(e)), -np.full(n_w, np.sqrt(e))])
-    w = InverseVarianceWeights().update(centred, np.arange(n_a + n_w) < n_a)
+    w = InverseVarianceWeights().update(centred, np.arange(n_a + n_w) < n_a, np.full(n_a, np.sqrt(e)), True)
     assert w.w_anchor == pytest.approx(n_a / (n_a + n_w))
     assert w.c_anchor == pytest.approx(1.0)
     assert w.c_wm == pytest.approx(1.0)
@@ -70,3 +71,25 @@ def test_bad_arguments():
         InverseVarianceWeights(weighting="magic")
     with pytest.raises(ValueError, match="shape"):
         InverseVarianceWeights().update(np.zeros(3), np.zeros(2, bool))
+
+
+def test_an_uncalibrated_world_model_never_takes_the_anchors_share():
+    centred = np.array([0.3, -0.3, 1e-4, -1e-4, 1e-4, -1e-4])  # compressed world-model rewards
+    kinds = np.array([1, 1, 0, 0, 0, 0], bool)
+    w = InverseVarianceWeights().update(centred, kinds, np.array([0.01, -0.01]), calibrated=False)
+    assert w.floored and w.w_anchor == pytest.approx(2 / 6) and w.c_anchor == pytest.approx(1.0)
+    earned = InverseVarianceWeights().update(centred, kinds, np.array([0.01, -0.01]), calibrated=True)
+    assert earned.w_anchor < 2 / 6  # a calibrated, accurate world model earns more than its share
+
+
+def test_the_reported_failure_keeps_the_anchor_advantages():
+    """Before debiasing (< 16 pairs): compressed world-model scores, anchor rewards that vary."""
+    real = [0.742, 0.061, 0.742, 0.742]
+    rng = np.random.default_rng(0)
+    wm = [0.5 + 1e-3 * rng.standard_normal(4) for _ in range(8)]
+    adv, w = weighted_advantages(
+        [real] + wm, [True] + [False] * 8, InverseVarianceWeights(), [np.subtract(real, 0.5)], calibrated=False
+    )
+    np.testing.assert_allclose(adv[0], np.subtract(real, np.mean(real)) * w.c_anchor)
+    assert w.c_anchor >= 1.0 and w.w_anchor >= 4 / 36
+    assert np.abs(adv[0]).max() > 0.5

@@ -23,7 +23,7 @@ def _run(mixer, batches):
 
 
 def test_anchor_rewards_are_real_and_others_debiased():
-    m = RewardMixer(anchor_rate=0.25, min_pairs=4)
+    m = RewardMixer(anchor_rate=0.25, min_pairs=4, selection="quota")  # quota: exactly 20 anchors
     results = _run(m, _batches(10))
     last = results[-1]
     keys, s, y = list(_batches(10))[-1]
@@ -99,3 +99,16 @@ def test_bad_config():
         RewardMixer(anchor_rate=0)
     with pytest.raises(ValueError, match="normalize"):
         RewardMixer(normalize="batch")
+
+
+def test_mixing_config_is_shared_and_names_bad_fields():
+    from wmrl_envs.mixing import MixingConfig
+    from wmrl_envs.mixing.state import MixingState
+
+    assert RewardMixer().config.selection == MixingState().config.selection == "hash"
+    assert RewardMixer(anchor_rate=0.2).config == MixingConfig(anchor_rate=0.2)
+    for bad, field in [({"anchor_rate": 0}, "anchor_rate"), ({"anchor_rate": 1.5}, "anchor_rate"),
+                       ({"min_pairs": 64, "window": 32}, "min_pairs"), ({"ema": 1.0}, "ema"),
+                       ({"selection": "random"}, "selection"), ({"eps": 0}, "eps")]:
+        with pytest.raises(ValueError, match=f"MixingConfig.{field}"):
+            MixingConfig(**bad)

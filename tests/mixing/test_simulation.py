@@ -1,11 +1,12 @@
 """Seeded softmax-bandit simulation: do the mixer's weights lower the policy-gradient error?"""
 
 import numpy as np
+import pytest
 
 from wmrl_envs.mixing import RewardMixer
 
 
-def _gradient_errors(sigma: float, mixers: dict, batches=150, prompts=50, arms=8, groups=40, g=8, seed=0):
+def _gradient_errors(sigma: float, mixers: dict, scale=lambda s: s, batches=150, skip=20, prompts=50, arms=8, groups=40, g=8, seed=0):
     rng = np.random.default_rng(seed)
     mu = rng.random((prompts, arms))
     theta = rng.normal(0, 1, (prompts, arms))
@@ -18,7 +19,7 @@ def _gradient_errors(sigma: float, mixers: dict, batches=150, prompts=50, arms=8
         acts = np.array([rng.choice(arms, size=g, p=pi[i]) for i in q])
         m = mu[q[:, None], acts]
         real = (rng.random(m.shape) < m).astype(float)
-        wm = np.clip(0.2 + 0.5 * m**2 + rng.normal(0, sigma, m.shape), 0, 1)
+        wm = np.clip(scale(np.clip(0.2 + 0.5 * m**2 + rng.normal(0, sigma, m.shape), 0, 1)), 0, 1)
         keys = [f"{t}-{k}" for k in range(groups)]
         for name, mixer in mixers.items():
             anchors = mixer.select(keys)
@@ -31,7 +32,7 @@ def _gradient_errors(sigma: float, mixers: dict, batches=150, prompts=50, arms=8
                     score[a] += 1.0
                     grad[i] += A * score / n
             errors[name].append(np.sum((grad - true) ** 2) / np.sum(true**2))
-    return {k: float(np.mean(v[20:])) for k, v in errors.items()}  # after warm-up
+    return {k: float(np.mean(v[skip:])) for k, v in errors.items()}
 
 
 def test_energy_weights_beat_pooling_when_the_world_model_is_noisy():
@@ -44,3 +45,19 @@ def test_debiasing_lowers_gradient_error_for_a_noisy_biased_world_model():
     mixers = {d: RewardMixer(anchor_rate=0.1, seed=1, debias=d) for d in (True, False)}
     err = _gradient_errors(sigma=0.5, mixers=mixers)
     assert err[True] < err[False]
+
+
+SCALES = {
+    "compressed": lambda s: 0.5 + 0.02 * (s - 0.5),
+    "expanded": lambda s: 0.5 + 3.0 * (s - 0.5),
+    "shifted": lambda s: s + 0.3,
+}
+
+
+@pytest.mark.parametrize("scale", sorted(SCALES))
+def test_weights_are_never_worse_than_pooling_at_any_world_model_scale(scale):
+    """Warm-up included (skip=0): before debiasing, anchors keep their share of the gradient."""
+    mixers = {w: RewardMixer(anchor_rate=0.1, seed=1, selection="quota", weighting=w) for w in ("energy", "pooled")}
+    err = _gradient_errors(sigma=0.5, mixers=mixers, scale=SCALES[scale], batches=60, skip=0)
+    assert err["energy"] <= err["pooled"] * 1.01
+    assert all(mixer.weighter.energy["residual"] is not None for mixer in mixers.values())

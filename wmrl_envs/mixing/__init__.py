@@ -1,8 +1,9 @@
 """WMRL's method, numpy + scikit-learn only: anchors, Online Debiasing, Inverse-Variance Denoising."""
 
 from .anchors import AnchorSampler
+from .config import MixingConfig
 from .debias import OnlineDebiaser
-from .denoise import InverseVarianceWeights, Weights, group_advantages
+from .denoise import InverseVarianceWeights, Weights, group_advantages, weighted_advantages
 from .isotonic import pav_fit, sklearn_fit
 from .mixer import MixResult, RewardMixer
 
@@ -10,10 +11,12 @@ __all__ = [
     "AnchorSampler",
     "InverseVarianceWeights",
     "MixResult",
+    "MixingConfig",
     "OnlineDebiaser",
     "RewardMixer",
     "Weights",
     "group_advantages",
     "pav_fit",
     "sklearn_fit",
+    "weighted_advantages",
 ]

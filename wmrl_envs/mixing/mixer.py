@@ -5,8 +5,9 @@ Per batch (see ``notes/rl-and-llm.md`` §4):
   2. diagnostics on anchors use the map ``f`` as it was *before* this batch (out of sample);
   3. the anchor pairs ``(s, y)`` are added to the debiaser and ``f`` is refitted;
   4. rewards: ``y`` for anchor groups, ``f(s)`` for world-model groups;
-  5. advantages: ``r - group mean`` (divided by the group std if ``normalize="group"``);
-  6. inverse-variance weights from the centred rewards, applied as multipliers ``c_T``.
+  5-6. :func:`~wmrl_envs.mixing.denoise.weighted_advantages`: ``r - group mean``, inverse-variance
+     weights from the anchors' real energy and the world model's out-of-sample residual, applied
+     as multipliers ``c_T``.
 Pass the advantages to TRL with ``scale_rewards="none"``: its group mean is then 0 and its
 advantage equals ours.
 """
@@ -19,12 +20,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats as sps
 
-from ._validate import finite_1d, rate_in_unit_interval
+from ._validate import finite_1d
 from .anchors import AnchorSampler
+from .config import MixingConfig
 from .debias import OnlineDebiaser
-from .denoise import InverseVarianceWeights, Weights, group_advantages
-
-_NORMALIZE = ("none", "group")
+from .denoise import InverseVarianceWeights, Weights, weighted_advantages
 
 
 @dataclass
@@ -53,39 +53,15 @@ class RewardMixer:
     """WMRL's reward mixing for batches of GRPO groups.
 
     Args:
-        anchor_rate: share of groups executed for real, in (0, 1].
-        seed: seeds anchor selection.
-        selection: ``"quota"`` (exact long-run rate) or ``"hash"`` (stateless); see AnchorSampler.
-        window, min_pairs: the debiaser's memory and warm-up (see OnlineDebiaser).
-        ema: smoothing of the per-type energy estimates.
-        normalize: ``"none"`` (Dr. GRPO advantages) or ``"group"`` (divide by group std + eps).
-        eps: added to the group std when normalizing.
-        weighting: ``"energy"`` (Inverse-Variance Denoising) or ``"pooled"`` (ablation: plain GRPO).
-        debias: apply Online Debiasing (``False`` is the ablation: raw world-model scores).
+        config: a :class:`MixingConfig` (defaults if None).
+        **overrides: any ``MixingConfig`` field (``RewardMixer(anchor_rate=0.2, weighting="pooled")``).
     """
 
-    def __init__(
-        self,
-        anchor_rate: float = 0.1,
-        seed: int = 0,
-        selection: str = "quota",
-        window: int = 4096,
-        min_pairs: int = 16,
-        ema: float = 0.9,
-        normalize: str = "none",
-        eps: float = 1e-4,
-        weighting: str = "energy",
-        debias: bool = True,
-    ) -> None:
-        if normalize not in _NORMALIZE:
-            raise ValueError(f"normalize must be one of {_NORMALIZE}, got {normalize!r}")
-        self.anchor_rate = rate_in_unit_interval("anchor_rate", anchor_rate)
-        self.sampler = AnchorSampler(anchor_rate, seed, selection)
-        self.debiaser = OnlineDebiaser(window, min_pairs)
-        self.weighter = InverseVarianceWeights(ema, weighting)
-        self.normalize = normalize
-        self.eps = float(eps)
-        self.debias = bool(debias)
+    def __init__(self, config: MixingConfig | float | None = None, **overrides) -> None:
+        self.config = c = MixingConfig.make(config, **overrides)
+        self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
+        self.debiaser = OnlineDebiaser(c.window, c.min_pairs)
+        self.weighter = InverseVarianceWeights(c.ema, c.weighting)
         self.totals = {"groups": 0, "anchor_groups": 0, "real_executions": 0, "executions_saved": 0}
 
     def select(self, keys: Sequence[str], step: int | None = None) -> np.ndarray:
@@ -95,7 +71,7 @@ class RewardMixer:
     def transform(self, wm_scores: Sequence[float]) -> np.ndarray:
         """World-model scores through the current debiasing map (identity if ``debias=False``)."""
         s = finite_1d("wm_scores", wm_scores, allow_empty=True)
-        return self.debiaser.transform(s) if self.debias else s
+        return self.debiaser.transform(s) if self.config.debias else s
 
     def mix(
         self,
@@ -114,16 +90,16 @@ class RewardMixer:
         y_anchor = np.concatenate([y for y in y_groups if y is not None] or [np.empty(0)])
 
         stats = self._diagnostics(s_anchor, y_anchor)  # with the map before this batch
+        residuals = [None if y is None else y - self.transform(s) for s, y in zip(s_groups, y_groups)]
+        calibrated = self.debiaser.active and self.config.debias
         if y_anchor.size:
             self.debiaser.update(s_anchor, y_anchor)
         debiased = [self.transform(s) for s in s_groups]
         rewards = [y if y is not None else d for y, d in zip(y_groups, debiased)]
-
-        centred = group_advantages(rewards, normalize=False)
-        sample_anchor = np.concatenate([np.full(len(r), a) for r, a in zip(rewards, is_anchor)])
-        weights = self.weighter.update(np.concatenate(centred), sample_anchor)
-        adv = group_advantages(rewards, normalize=True, eps=self.eps) if self.normalize == "group" else centred
-        advantages = [a * (weights.c_anchor if anc else weights.c_wm) for a, anc in zip(adv, is_anchor)]
+        c = self.config
+        advantages, weights = weighted_advantages(
+            rewards, is_anchor, self.weighter, residuals, calibrated, c.normalize, c.eps
+        )
 
         n_real = int(y_anchor.size)
         n_saved = int(sum(len(s) for s, a in zip(s_groups, is_anchor) if not a))
@@ -141,7 +117,7 @@ class RewardMixer:
             total_real_executions=t["real_executions"],
             total_executions_saved=t["executions_saved"],
             calib_pairs=self.debiaser.n_pairs,
-            calib_active=self.debiaser.active and self.debias,
+            calib_active=self.debiaser.active and self.config.debias,
             calib_knots=0 if self.debiaser.knots is None else len(self.debiaser.knots[0]),
             reward_real_mean=float(y_anchor.mean()) if n_real else None,
             reward_wm_debiased_mean=(
@@ -156,6 +132,8 @@ class RewardMixer:
             w_W=weights.w_wm,
             E_A=weights.energy_anchor,
             E_W=weights.energy_wm,
+            D_W=weights.residual_wm,
+            w_floored=weights.floored,
         )
         return MixResult(rewards, advantages, debiased, is_anchor, weights, stats)
 
@@ -197,10 +175,7 @@ class RewardMixer:
 
     def state_dict(self) -> dict:
         return {
-            "anchor_rate": self.anchor_rate,
-            "normalize": self.normalize,
-            "eps": self.eps,
-            "debias": self.debias,
+            "config": self.config.to_dict(),
             "sampler": self.sampler.state_dict(),
             "debiaser": self.debiaser.state_dict(),
             "weighter": self.weighter.state_dict(),
@@ -208,10 +183,7 @@ class RewardMixer:
         }
 
     def load_state_dict(self, state: dict) -> None:
-        self.anchor_rate = state["anchor_rate"]
-        self.normalize = state["normalize"]
-        self.eps = state["eps"]
-        self.debias = state["debias"]
+        self.config = MixingConfig(**state["config"])
         self.sampler.load_state_dict(state["sampler"])
         self.debiaser.load_state_dict(state["debiaser"])
         self.weighter.load_state_dict(state["weighter"])

@@ -25,12 +25,14 @@ import tempfile
 import threading
 import weakref
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from .anchors import AnchorSampler
+from .config import MixingConfig
 from .debias import OnlineDebiaser
-from .denoise import InverseVarianceWeights
+from .denoise import InverseVarianceWeights, weighted_advantages
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +92,14 @@ class PairLog:
         return s, y
 
 
+class _Member(NamedTuple):
+    """One finished episode of an open group."""
+
+    reward: float
+    residual: float | None  # real - f(wm score), f before the pair; None without a pair
+    calibrated: bool  # whether f was an active map
+
+
 _shared: weakref.WeakValueDictionary[str, MixingState] = weakref.WeakValueDictionary()
 _shared_lock = threading.Lock()
 
@@ -100,33 +110,23 @@ class MixingState:
     Thread-safe, so env copies stepped from a thread pool can share one.
 
     Args:
-        anchor_rate: share of groups executed for real, in (0, 1].
-        seed: seeds anchor selection.
+        config: a :class:`MixingConfig` (defaults if None).
         state_path: a JSON snapshot (and the pair log beside it); loaded if it exists.
-        selection: ``"hash"`` (a pure function of seed and key) or ``"quota"`` (exact rate).
-        window, min_pairs: the debiaser's memory and warm-up.
-        debias: apply the isotonic map (``False``: the no-debiasing ablation).
+        **overrides: any ``MixingConfig`` field (``MixingState(anchor_rate=0.25, selection="quota")``).
     """
 
     def __init__(
-        self,
-        anchor_rate: float = 0.1,
-        seed: int = 0,
-        state_path: str | os.PathLike | None = None,
-        selection: str = "hash",
-        window: int = 4096,
-        min_pairs: int = 16,
-        debias: bool = True,
+        self, config: MixingConfig | float | None = None, state_path: str | os.PathLike | None = None, **overrides
     ) -> None:
-        self.sampler = AnchorSampler(anchor_rate, seed, selection)
-        self.debiaser = OnlineDebiaser(window, min_pairs)
-        self.weighter = InverseVarianceWeights()
-        self.debias = bool(debias)
-        self.config = (float(anchor_rate), int(seed), selection, int(window), int(min_pairs), bool(debias))
+        self.config = c = MixingConfig.make(config, **overrides)
+        self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
+        self.debiaser = OnlineDebiaser(c.window, c.min_pairs)
+        self.weighter = InverseVarianceWeights(c.ema, c.weighting)
+        self.debias = c.debias
         self.state_path = None if state_path is None else Path(state_path)
         self.pairs = None if self.state_path is None else PairLog(f"{self.state_path}.pairs.jsonl")
         self.anchor_of: dict[str, bool] = {}
-        self.open_groups: dict[str, list[float]] = {}
+        self.open_groups: dict[str, list[_Member]] = {}
         self.episodes_of: dict[str, int] = {}  # anchor episodes seen per group: the pair ids
         self.weights = None
         self.counts = {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0}
@@ -137,22 +137,20 @@ class MixingState:
         self._ingest()
 
     @classmethod
-    def shared(cls, state_path: str | os.PathLike, **config) -> MixingState:
+    def shared(cls, state_path: str | os.PathLike, config: MixingConfig | None = None, **overrides) -> MixingState:
         """The one state of this process for ``state_path`` (made on first use).
 
         A second request with another configuration is a ``ValueError``: two runs would mix
         their pairs."""
         key = str(Path(state_path).resolve())
+        config = MixingConfig.make(config, **overrides)
         with _shared_lock:
             state = _shared.get(key)
             if state is None:
-                state = cls(state_path=state_path, **config)
+                state = cls(config, state_path=state_path)
                 _shared[key] = state
-            elif cls(**config).config != state.config:
-                raise ValueError(
-                    f"{state_path} is already used in this process by a MixingState with "
-                    f"(anchor_rate, seed, selection, window, min_pairs, debias) = {state.config}"
-                )
+            elif config != state.config:
+                raise ValueError(f"{state_path} is already used in this process by a MixingState with {state.config}")
             return state
 
     def begin_episode(self, key: str) -> bool:
@@ -170,15 +168,20 @@ class MixingState:
             return anchor
 
     def _close_groups(self, keep: str) -> None:
-        """A new group started: the open ones are complete, fold them into the weight estimate.
-
-        Single-episode groups carry no within-group variance and are left out."""
-        done = {k: r for k, r in self.open_groups.items() if k != keep and len(r) > 1}
-        self.open_groups = {k: r for k, r in self.open_groups.items() if k == keep}
-        if done:
-            centred = np.concatenate([np.asarray(r) - np.mean(r) for r in done.values()])
-            kinds = np.concatenate([np.full(len(r), self.anchor_of[k]) for k, r in done.items()])
-            self.weights = self.weighter.update(centred, kinds)
+        """A new group started: the open ones are complete, fold them into the weight estimate."""
+        done = {k: m for k, m in self.open_groups.items() if k != keep}
+        self.open_groups = {k: m for k, m in self.open_groups.items() if k == keep}
+        if not any(len(m) > 1 for m in done.values()):
+            return
+        residuals = [[x.residual for x in m if x.residual is not None] or None for m in done.values()]
+        measured = [x for m in done.values() for x in m if x.residual is not None]
+        _, self.weights = weighted_advantages(
+            [[x.reward for x in m] for m in done.values()],
+            [self.anchor_of[k] for k in done],
+            self.weighter,
+            residuals,
+            calibrated=bool(measured) and all(x.calibrated for x in measured),
+        )
 
     def _ingest(self, pair: tuple[str, float, float] | None = None) -> None:
         if self.pairs is None:
@@ -198,19 +201,25 @@ class MixingState:
 
     def end_episode(
         self, key: str, reward: float, wm_score: float | None, real: float | None, episode: str | None = None
-    ) -> None:
+    ) -> float | None:
         """Keep the episode's reward for its group; an anchor pair goes to the debiaser and disk.
 
-        ``episode`` names the episode within its group (the wrappers pass its reset seed), so that
-        a replayed episode has the same pair id; without it, the episode's index in the group."""
+        Returns the pair's residual ``real - f(wm_score)`` through the map *before* the pair was
+        added (None without a pair). ``episode`` names the episode within its group (the wrappers
+        pass its reset seed), so that a replayed episode has the same pair id; without it, the
+        episode's index in the group."""
         with self.lock:
-            self.open_groups.setdefault(key, []).append(float(reward))
+            residual = None
+            calibrated = self.debias and self.debiaser.active
             if real is not None and wm_score is not None:
+                residual = float(real) - self.transform(float(wm_score))
                 if episode is None:
                     episode = str(self.episodes_of.get(key, 0))
                     self.episodes_of[key] = int(episode) + 1
                 self._ingest((f"{key}#{episode}", float(wm_score), float(real)))
                 self.save()
+            self.open_groups.setdefault(key, []).append(_Member(float(reward), residual, calibrated))
+            return residual
 
     def normalised_return(self, episode_return: float, given: tuple[float, float] | None) -> float:
         """``episode_return`` in [0, 1] by ``given`` ``(lo, hi)``, else by the running range."""
@@ -243,7 +252,8 @@ class MixingState:
                 "calib_pairs": self.debiaser.n_pairs,
                 "calib_active": self.debiaser.active and self.debias,
                 "calib_reason": self.debiaser.reason if self.debias else "off (no-debiasing ablation)",
-                **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm}),
+                **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm,
+                                         "D_W": w.residual_wm, "w_floored": w.floored}),
             }
 
     def state_dict(self) -> dict:

@@ -1,0 +1,64 @@
+"""``MixingConfig``: the one configuration of WMRL's mixing, shared by ``RewardMixer``,
+``MixingState`` and ``MixedRewardWrapper`` (and the trainers that build them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+_SELECTIONS = ("hash", "quota")
+_NORMALIZE = ("none", "group")
+_WEIGHTINGS = ("energy", "pooled")
+
+
+@dataclass(frozen=True)
+class MixingConfig:
+    """How groups are anchored, how world-model scores are debiased and how the gradient is weighted.
+
+    ``selection`` defaults to ``"hash"``: it is a pure function of ``(seed, step, group key)``, so
+    env copies, processes and a resumed run all agree on which groups are anchors without sharing
+    state; ``"quota"`` realizes the rate exactly but only within one process's stream of batches.
+    Every field's help is in its ``metadata["help"]``; bad values raise ``ValueError`` naming it.
+    """
+
+    anchor_rate: float = field(default=0.1, metadata={"help": "share of groups executed for real, in (0, 1]"})
+    seed: int = field(default=0, metadata={"help": "seeds anchor selection"})
+    selection: str = field(default="hash", metadata={"help": "'hash' (stateless, every process agrees) or 'quota' (exact rate in one process)"})
+    window: int = field(default=4096, metadata={"help": "anchor pairs the debiaser keeps (the newest)"})
+    min_pairs: int = field(default=16, metadata={"help": "anchor pairs before the debiasing map is applied; at most window"})
+    debias: bool = field(default=True, metadata={"help": "apply Online Debiasing (False: the raw-score ablation)"})
+    ema: float = field(default=0.9, metadata={"help": "smoothing of the noise estimates across batches, in [0, 1)"})
+    weighting: str = field(default="energy", metadata={"help": "'energy' (inverse-variance weights) or 'pooled' (plain GRPO ablation)"})
+    normalize: str = field(default="none", metadata={"help": "'none' (Dr. GRPO advantages) or 'group' (divide by group std + eps)"})
+    eps: float = field(default=1e-4, metadata={"help": "added to the group std when normalize='group'; > 0"})
+
+    def __post_init__(self) -> None:
+        _check(0.0 < self.anchor_rate <= 1.0, "anchor_rate", "must lie in (0, 1]", self.anchor_rate)
+        _check(self.selection in _SELECTIONS, "selection", f"must be one of {_SELECTIONS}", self.selection)
+        _check(self.window >= 2, "window", "must be at least 2", self.window)
+        _check(self.min_pairs >= 2, "min_pairs", "must be at least 2", self.min_pairs)
+        _check(self.min_pairs <= self.window, "min_pairs",
+               f"must not exceed window={self.window} (the map could never be applied)", self.min_pairs)
+        _check(0.0 <= self.ema < 1.0, "ema", "must lie in [0, 1)", self.ema)
+        _check(self.weighting in _WEIGHTINGS, "weighting", f"must be one of {_WEIGHTINGS}", self.weighting)
+        _check(self.normalize in _NORMALIZE, "normalize", f"must be one of {_NORMALIZE}", self.normalize)
+        _check(self.eps > 0.0, "eps", "must be positive", self.eps)
+
+    @classmethod
+    def make(cls, config: MixingConfig | float | None = None, **overrides: Any) -> MixingConfig:
+        """``config`` (or the defaults) with ``overrides``: the keyword arguments of the old
+        signatures. A number for ``config`` is the anchor rate (the old first positional argument)."""
+        if isinstance(config, (int, float)):
+            config, overrides = None, {"anchor_rate": float(config), **overrides}
+        unknown = set(overrides) - {f.name for f in fields(cls)}
+        if unknown:
+            raise TypeError(f"unknown MixingConfig field(s): {sorted(unknown)}")
+        return replace(config or cls(), **overrides)
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _check(ok: bool, name: str, what: str, value: Any) -> None:
+    if not ok:
+        raise ValueError(f"MixingConfig.{name} {what}, got {value!r}")
