@@ -278,7 +278,11 @@ class MixedRewardWrapper(_PredictingWrapper):
     episode's type estimated on completed groups of two or more episodes; None before any, always
     None for envs without groups), ``residual`` (an anchor pair's ``real - f(wm_raw)`` with the map
     before the pair, else None) and ``calibrated`` (whether the debiasing map is active): trainers
-    pass the last two to :func:`~wmrl_envs.mixing.weighted_advantages`.
+    pass the last two to :func:`~wmrl_envs.mixing.weighted_advantages`. At an episode's end it also
+    has ``monitor``: the exploitation monitor's ``alarm``, ``calibrated``, recent ``calib_error``,
+    ``overrating`` and ``spearman``, its ``pairs`` and the current ``anchor_rate``
+    (``mixing/monitor.py``; the full report is ``stats()["monitor"]``). ``config=MixingConfig(
+    adaptive=True)`` lets the monitor move the anchor rate (``mixing/controller.py``).
 
     Args:
         env: any Gymnasium env.
@@ -473,4 +477,6 @@ class MixedRewardWrapper(_PredictingWrapper):
             "residual": residual,
             "calibrated": self.state.debias and self.debiaser.active,
         }
+        if terminated or truncated:
+            info["mixing"]["monitor"] = self.state.monitor_summary()
         return obs, reward, terminated, truncated, info

@@ -2,14 +2,18 @@
 
 from .anchors import AnchorSampler
 from .config import MixingConfig
+from .controller import AnchorRateController
 from .debias import OnlineDebiaser
 from .denoise import InverseVarianceWeights, Weights, group_advantages, weighted_advantages
 from .isotonic import pav_fit, sklearn_fit
 from .mixer import MixResult, RewardMixer
+from .monitor import ExploitationMonitor
 
 __all__ = [
+    "AnchorRateController",
     "AnchorSampler",
     "InverseVarianceWeights",
+    "ExploitationMonitor",
     "MixResult",
     "MixingConfig",
     "OnlineDebiaser",

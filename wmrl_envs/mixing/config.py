@@ -18,6 +18,8 @@ class MixingConfig:
     ``selection`` defaults to ``"hash"``: it is a pure function of ``(seed, step, group key)``, so
     env copies, processes and a resumed run all agree on which groups are anchors without sharing
     state; ``"quota"`` realizes the rate exactly but only within one process's stream of batches.
+    ``adaptive=True`` lets :class:`~wmrl_envs.mixing.controller.AnchorRateController` move the
+    rate between ``min_rate`` and ``max_rate``, starting from ``anchor_rate``.
     Every field's help is in its ``metadata["help"]``; bad values raise ``ValueError`` naming it.
     """
 
@@ -31,6 +33,9 @@ class MixingConfig:
     weighting: str = field(default="energy", metadata={"help": "'energy' (inverse-variance weights) or 'pooled' (plain GRPO ablation)"})
     normalize: str = field(default="none", metadata={"help": "'none' (Dr. GRPO advantages) or 'group' (divide by group std + eps)"})
     eps: float = field(default=1e-4, metadata={"help": "added to the group std when normalize='group'; > 0"})
+    adaptive: bool = field(default=False, metadata={"help": "adapt the anchor rate to the exploitation monitor (False: the paper's fixed rate)"})
+    min_rate: float = field(default=0.05, metadata={"help": "lowest adaptive anchor rate, in (0, 1]"})
+    max_rate: float = field(default=0.5, metadata={"help": "highest adaptive anchor rate, in (0, 1], >= min_rate"})
 
     def __post_init__(self) -> None:
         _check(0.0 < self.anchor_rate <= 1.0, "anchor_rate", "must lie in (0, 1]", self.anchor_rate)
@@ -43,6 +48,13 @@ class MixingConfig:
         _check(self.weighting in _WEIGHTINGS, "weighting", f"must be one of {_WEIGHTINGS}", self.weighting)
         _check(self.normalize in _NORMALIZE, "normalize", f"must be one of {_NORMALIZE}", self.normalize)
         _check(self.eps > 0.0, "eps", "must be positive", self.eps)
+        _check(0.0 < self.min_rate <= 1.0, "min_rate", "must lie in (0, 1]", self.min_rate)
+        _check(0.0 < self.max_rate <= 1.0, "max_rate", "must lie in (0, 1]", self.max_rate)
+        _check(self.min_rate <= self.max_rate, "min_rate", f"must not exceed max_rate={self.max_rate}", self.min_rate)
+        if self.adaptive:
+            _check(self.min_rate <= self.anchor_rate <= self.max_rate, "anchor_rate",
+                   f"(the starting adaptive rate) must lie in [min_rate={self.min_rate}, max_rate={self.max_rate}]",
+                   self.anchor_rate)
 
     @classmethod
     def make(cls, config: MixingConfig | float | None = None, **overrides: Any) -> MixingConfig:

@@ -2,17 +2,26 @@
 
 One state serves many env copies and many processes:
 
-- **Anchors** in ``"hash"`` selection are a pure function of ``(seed, group key)``, so every copy
-  and every process decides the same without talking (``"quota"`` realizes the rate exactly
-  within one process).
+- **Anchors** in ``"hash"`` selection are a pure function of ``(seed, group key, rate)``, so every
+  copy and every process decides the same without talking (``"quota"`` realizes the rate exactly
+  within one process). With ``adaptive=True`` the rate is the controller's when the key first
+  arrives (``mixing/controller.py``), fed by the exploitation monitor (``mixing/monitor.py``).
 - **Anchor pairs** go to an append-only log beside ``state_path`` (``<state_path>.pairs.jsonl``),
   one JSON line per pair, appended under an exclusive ``flock``. Every process reads the log in
   file order, so all of them fit the same map on the same pairs. A pair's id is its group key and
   its index within the group: a run resumed after a crash that replays episodes finds their ids
   in the log and adds nothing twice.
-- The rest (anchor decisions, weights, counts) is a snapshot written atomically to ``state_path``
-  after every anchor pair. Copies in one process that share a ``state_path`` share one state
-  (:meth:`MixingState.shared`).
+- The rest (anchor decisions, counts, open groups, weights, monitor, controller) is a snapshot
+  written atomically to ``state_path`` after every anchor pair and when a new group key begins
+  (before it is counted). Each write is a consistent cut at an episode boundary: its
+  ``counts["episodes"]`` is the number of finished episodes, so a run that resumes at that episode
+  (a trainer at its step) repeats the anchor decisions, counts and rewards of an uninterrupted
+  one. The one gap is a kill between a pair's log line and the snapshot after it: the replayed
+  episode then finds its pair in the map already. Pair ids come from the
+  wrappers' reset seeds; without seeds they are per-process counters (``episodes_of``, not
+  saved), so a run that replays from its first episode adds no pair twice, but one resumed in
+  the middle of an anchor group needs seeds to name that group's next episodes. Copies in one process that share a
+  ``state_path`` share one state (:meth:`MixingState.shared`).
 """
 
 from __future__ import annotations
@@ -31,8 +40,10 @@ import numpy as np
 
 from .anchors import AnchorSampler
 from .config import MixingConfig
+from .controller import AnchorRateController
 from .debias import OnlineDebiaser
-from .denoise import InverseVarianceWeights, weighted_advantages
+from .denoise import InverseVarianceWeights, Weights, weighted_advantages
+from .monitor import ExploitationMonitor
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +55,12 @@ class PairLog:
         self.path = Path(path)
         self.offset = 0
         self.ids: set[str] = set()
+        self.appended = False  # whether the last sync appended its pair
 
     def sync(self, pair: tuple[str, float, float] | None = None) -> list[tuple[float, float]]:
         """Read the pairs other writers added since the last call, then append ``pair`` unless its
         id is already there; return every new ``(s, y)`` in file order (``pair``'s last)."""
+        self.appended = False
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a+b") as f:
             fcntl.flock(f, fcntl.LOCK_EX)
@@ -55,6 +68,7 @@ class PairLog:
                 new = self._read(f)
                 if pair is not None and pair[0] not in self.ids:
                     new.append(self._append(f, *pair))
+                    self.appended = True
                 return new
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
@@ -122,13 +136,15 @@ class MixingState:
         self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
         self.debiaser = OnlineDebiaser(c.window, c.min_pairs)
         self.weighter = InverseVarianceWeights(c.ema, c.weighting)
+        self.monitor = ExploitationMonitor()
+        self.controller = AnchorRateController(c.anchor_rate, c.min_rate, c.max_rate) if c.adaptive else None
         self.debias = c.debias
         self.state_path = None if state_path is None else Path(state_path)
         self.pairs = None if self.state_path is None else PairLog(f"{self.state_path}.pairs.jsonl")
         self.anchor_of: dict[str, bool] = {}
         self.open_groups: dict[str, list[_Member]] = {}
         self.episodes_of: dict[str, int] = {}  # anchor episodes seen per group: the pair ids
-        self.weights = None
+        self.weights: Weights | None = None
         self.counts = {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0}
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
         self.lock = threading.RLock()
@@ -154,25 +170,33 @@ class MixingState:
             return state
 
     def begin_episode(self, key: str) -> bool:
-        """Count an episode of group ``key``; fold completed groups into the weights; is it an anchor?"""
+        """Count an episode of group ``key``; is it an anchor? A new key completes the open groups:
+        they go into the weights and the rate controller, and the state is saved before the key."""
         with self.lock:
             if key not in self.anchor_of:
+                self._adapt(self._close_groups(keep=key))
+                self.save()
                 if self.sampler.mode == "hash":
                     self.anchor_of[key] = self.sampler.is_anchor(key)
                 else:
                     self.anchor_of[key] = bool(self.sampler.select([key])[0])
-                self._close_groups(keep=key)
             anchor = self.anchor_of[key]
             self.counts["episodes"] += 1
             self.counts["anchor_episodes"] += int(anchor)
             return anchor
 
-    def _close_groups(self, keep: str) -> None:
-        """A new group started: the open ones are complete, fold them into the weight estimate."""
+    def _adapt(self, completed: int) -> None:
+        """Let the controller (if adaptive) move the anchor rate after ``completed`` groups."""
+        if self.controller is not None and completed:
+            self.sampler.rate = self.controller.groups_completed(completed, self.monitor.report())
+
+    def _close_groups(self, keep: str) -> int:
+        """A new group started: the open ones are complete, fold them into the weight estimate;
+        return how many completed."""
         done = {k: m for k, m in self.open_groups.items() if k != keep}
         self.open_groups = {k: m for k, m in self.open_groups.items() if k == keep}
         if not any(len(m) > 1 for m in done.values()):
-            return
+            return len(done)
         residuals = [[x.residual for x in m if x.residual is not None] or None for m in done.values()]
         measured = [x for m in done.values() for x in m if x.residual is not None]
         _, self.weights = weighted_advantages(
@@ -182,16 +206,19 @@ class MixingState:
             residuals,
             calibrated=bool(measured) and all(x.calibrated for x in measured),
         )
+        return len(done)
 
-    def _ingest(self, pair: tuple[str, float, float] | None = None) -> None:
+    def _ingest(self, pair: tuple[str, float, float] | None = None) -> bool:
+        """Read other processes' pairs, add ``pair``; whether ``pair`` was new (not a replay's)."""
         if self.pairs is None:
             if pair is not None:
                 self.debiaser.update([pair[1]], [pair[2]])
-            return
+            return pair is not None
         new = self.pairs.sync(pair)
         if new:
             s, y = zip(*new)
             self.debiaser.update(s, y)
+        return self.pairs.appended
 
     def transform(self, s: float) -> float:
         """The debiased world-model score (pairs other processes added are read first)."""
@@ -212,13 +239,16 @@ class MixingState:
             residual = None
             calibrated = self.debias and self.debiaser.active
             if real is not None and wm_score is not None:
-                residual = float(real) - self.transform(float(wm_score))
+                f_s = self.transform(float(wm_score))
+                residual = float(real) - f_s
                 if episode is None:
                     episode = str(self.episodes_of.get(key, 0))
                     self.episodes_of[key] = int(episode) + 1
-                self._ingest((f"{key}#{episode}", float(wm_score), float(real)))
-                self.save()
+                if self._ingest((f"{key}#{episode}", float(wm_score), float(real))):
+                    self.monitor.update(float(wm_score), f_s, float(real))
             self.open_groups.setdefault(key, []).append(_Member(float(reward), residual, calibrated))
+            if residual is not None:
+                self.save()
             return residual
 
     def normalised_return(self, episode_return: float, given: tuple[float, float] | None) -> float:
@@ -239,7 +269,8 @@ class MixingState:
         return None if w is None else (w.c_anchor if anchor else w.c_wm)
 
     def stats(self) -> dict:
-        """Counts, realized anchor rate, calibration state (and why) and the current weights."""
+        """Counts, realized and current anchor rate, calibration state (and why), the current
+        weights and the exploitation monitor's report (``monitor``)."""
         with self.lock:
             w = self.weights
             n_groups = len(self.anchor_of)
@@ -249,12 +280,19 @@ class MixingState:
                 "groups": n_groups,
                 "anchor_groups": n_anchor,
                 "realized_rate": n_anchor / max(1, n_groups),
+                "anchor_rate": self.sampler.rate,
                 "calib_pairs": self.debiaser.n_pairs,
                 "calib_active": self.debiaser.active and self.debias,
                 "calib_reason": self.debiaser.reason if self.debias else "off (no-debiasing ablation)",
                 **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm,
                                          "D_W": w.residual_wm, "w_floored": w.floored}),
+                "monitor": self.monitor.report(),
             }
+
+    def monitor_summary(self) -> dict:
+        """The monitor's verdict and recent figures, and the current anchor rate (small, per episode)."""
+        with self.lock:
+            return {**self.monitor.summary(), "anchor_rate": self.sampler.rate}
 
     def state_dict(self) -> dict:
         with self.lock:
@@ -265,6 +303,10 @@ class MixingState:
                 "anchor_of": dict(self.anchor_of),
                 "counts": dict(self.counts),
                 "return_range": self.return_range,
+                "open_groups": {k: [list(m) for m in ms] for k, ms in self.open_groups.items()},
+                "weights": None if self.weights is None else self.weights.to_dict(),
+                "monitor": self.monitor.state_dict(),
+                "controller": None if self.controller is None else self.controller.state_dict(),
             }
 
     def load_state_dict(self, state: dict, with_pairs: bool | None = None) -> None:
@@ -278,15 +320,22 @@ class MixingState:
             self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
             self.counts = dict(state["counts"])
             self.return_range = state.get("return_range")
+            self.open_groups = {k: [_Member(*m) for m in ms] for k, ms in state.get("open_groups", {}).items()}
+            self.weights = None if state.get("weights") is None else Weights(**state["weights"])
+            if state.get("monitor") is not None:
+                self.monitor.load_state_dict(state["monitor"])
+            if self.controller is not None and state.get("controller") is not None:
+                self.controller.load_state_dict(state["controller"])
 
     def save(self) -> None:
-        """Write the snapshot to ``state_path`` atomically (a crash leaves the old or the new file)."""
+        """Write the snapshot to ``state_path`` atomically (a crash leaves the old or the new file).
+        The pair log holds the pairs, so the snapshot leaves the debiaser's out: a small write."""
         if self.state_path is None:
             return
         self.state_path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, prefix=".mixstate-")
         with os.fdopen(fd, "w") as f:
-            json.dump(self.state_dict(), f)
+            json.dump({**self.state_dict(), "debiaser": None}, f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.state_path)

@@ -1,0 +1,81 @@
+"""Exact resume: a run killed (SIGKILL) anywhere and resumed from its snapshot repeats the anchor
+decisions, counts, rewards and final mixing state of an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WORKER = textwrap.dedent(
+    """
+    import json, sys, numpy as np
+    sys.path.insert(0, {tests!r})
+    from test_mixing_state import Drift, progress
+    from wmrl_envs.mixing import MixingConfig
+    from wmrl_envs.wrappers import MixedRewardWrapper
+    cfg = MixingConfig(adaptive=True, anchor_rate=0.3, min_rate=0.1, max_rate=0.9, seed=5, min_pairs=4)
+    env = MixedRewardWrapper(Drift(), progress, state_path={path!r}, real_score="return",
+                             return_range=(-20.0, 0.0), config=cfg)
+    start = env.state.counts["episodes"]  # the snapshot is a cut at an episode boundary
+    print("start", start, flush=True)
+    for e in range(start, 150):
+        env.reset(seed=e, options={{"group": f"g{{e // 3}}"}})
+        done = False
+        while not done:
+            _, r, t, tr, info = env.step(np.array([np.sin(e // 3) + 0.3], np.float32))
+            done = t or tr
+        print(json.dumps({{"e": e, "anchor": info["mixing"]["anchor"], "reward": r}}), flush=True)
+    print("final", json.dumps(env.state.state_dict()), flush=True)
+    """
+)
+
+
+def _worker(path: Path) -> subprocess.Popen:
+    code = WORKER.format(tests=str(ROOT / "tests"), path=str(path))
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def _parse(out: str) -> tuple[int, list[dict], dict | None]:
+    start, episodes, final = 0, [], None
+    for line in out.splitlines():
+        if line.startswith("start"):
+            start = int(line.split()[1])
+        elif line.startswith("final"):
+            final = json.loads(line[len("final "):])
+        elif line.startswith("{"):
+            episodes.append(json.loads(line))
+    return start, episodes, final
+
+
+def test_a_killed_run_resumes_exactly(tmp_path):
+    p = _worker(tmp_path / "whole.json")
+    _, reference, final = _parse(p.communicate(timeout=300)[0])
+    assert p.returncode == 0 and len(reference) == 150
+    assert final["controller"]["rate"] == final["sampler"]["rate"] != 0.3  # the rate moved, and is state
+    for kill_after in (1, 31, 97):  # within the first group, and mid-run
+        path = tmp_path / f"killed-{kill_after}.json"
+        p = _worker(path)
+        lines = []
+        while len(lines) <= kill_after:
+            line = p.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+        os.kill(p.pid, signal.SIGKILL)
+        lines.append(p.stdout.read())  # what it printed before the signal landed
+        p.wait()
+        _, before, _ = _parse("".join(lines))
+        resumed = _worker(path)
+        start, after, resumed_final = _parse(resumed.communicate(timeout=300)[0])
+        assert resumed.returncode == 0
+        assert before == reference[: len(before)], kill_after
+        assert 0 < start <= len(before) + 1 or kill_after == 1, (kill_after, start)  # the last snapshot
+        assert after == reference[start:], kill_after  # same anchors and rewards
+        assert resumed_final == final, kill_after  # same counts, weights, monitor, rate
