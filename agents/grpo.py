@@ -235,6 +235,8 @@ class GRPOTrainer:
         if mixed:
             metrics.update({"denoise/w_anchor": w.w_anchor, "denoise/w_wm": w.w_wm, "denoise/pooled": w.pooled,
                             "denoise/floored": w.floored, "anchor/episodes": int(anchor.sum())})
+            for state in self._mixing_states()[:1]:
+                metrics.update(mixing_metrics(state.stats()))
         self.update_idx += 1
         return metrics
 
@@ -271,7 +273,7 @@ class GRPOTrainer:
     def _mixing_states(self) -> list:
         states = []
         for env in self.pool.envs:
-            state = getattr(env, "state", None)
+            state = _wrapper_attr(env, "state")  # through any wrapper stack
             if state is not None and hasattr(state, "state_dict") and all(state is not s for s in states):
                 states.append(state)
         return states
@@ -308,6 +310,29 @@ class GRPOTrainer:
             return False
         self.load_state_dict(json.loads(path.read_text()))
         return True
+
+
+def _wrapper_attr(env, name: str):
+    """``name`` from the env or any wrapper in its stack (None if none has it)."""
+    try:
+        return env.get_wrapper_attr(name) if hasattr(env, "get_wrapper_attr") else getattr(env, name)
+    except AttributeError:
+        return None
+
+
+def mixing_metrics(stats: dict) -> dict:
+    """The mixing state's rate, calibration and exploitation monitor, as flat log metrics."""
+    monitor = stats.get("monitor") or {}
+    recent = monitor.get("recent") or {}
+    out = {
+        "mixing/anchor_rate": stats.get("anchor_rate"),
+        "mixing/calib_pairs": stats.get("calib_pairs"),
+        "mixing/calib_active": stats.get("calib_active"),
+        "monitor/alarm": monitor.get("alarm"),
+        "monitor/calibrated": monitor.get("calibrated"),
+    }
+    out.update({f"monitor/recent_{k}": recent.get(k) for k in ("calib_error", "overrating", "spearman")})
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def _tensorboard_writer(log_dir: Path):

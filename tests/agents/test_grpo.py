@@ -185,3 +185,19 @@ def test_grpo_killed_before_or_after_its_first_checkpoint_resumes_with_each_pair
         log = tmp_path / name / "mix.json.pairs.jsonl"
         assert _records(log) == _records(whole), name  # every pair of the uninterrupted run, once
         assert len([x for x in log.read_text().splitlines() if x.startswith("{") and x.endswith("}")]) == len(lines)
+
+
+def test_mixed_training_logs_the_exploitation_monitor(tmp_path):
+    env = MixedRewardWrapper(RecipeEnv(), NoisyWM(), anchor_rate=0.5)
+    GRPOTrainer(env, TemplatePolicy(), list(CONTEXTS), log_dir=tmp_path, progress=False).train(3)
+    last = json.loads((tmp_path / "metrics.jsonl").read_text().splitlines()[-1])
+    assert last["mixing/anchor_rate"] == 0.5 and last["monitor/alarm"] is False
+    assert last["mixing/calib_pairs"] == env.stats()["calib_pairs"] > 0
+
+
+def test_checkpoint_finds_the_mixing_state_under_other_wrappers(tmp_path):
+    env = gym.wrappers.TimeLimit(MixedRewardWrapper(RecipeEnv(), NoisyWM(), anchor_rate=0.5), 5)
+    trainer = GRPOTrainer(env, TemplatePolicy(), list(CONTEXTS), log_dir=tmp_path, progress=False)
+    trainer.train(2)
+    saved = json.loads((tmp_path / "checkpoint.json").read_text())
+    assert len(saved["mixing"]) == 1 and saved["mixing"][0]["counts"]["episodes"] == 2 * 16
