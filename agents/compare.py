@@ -56,6 +56,9 @@ def _exec_cpu(cost: dict) -> float:
     return cost["exec_cpu_s"] or cost["exec_s"]
 
 
+_CURVE_KEYS = ("update", "reward_mean", "real_episodes")
+
+
 def _train_arm(arm, make_train_env, world_model, budget, seed, workers, log_dir, progress, mixing=None) -> tuple:
     from wmrl_envs.world_models.factory import make_world_model
 
@@ -130,7 +133,8 @@ def compare(
             "update_s": totals["update_s"],
             "compute_s": _exec_cpu(totals) + totals["wm_s"] + totals["update_s"],
             "train_wall_s": wall,
-            "curve": [{"update": h["update"], "reward_mean": h["reward_mean"]} for h in history],
+            "curve": [{k: v for k, v in h.items() if k in _CURVE_KEYS or k.startswith(("monitor/", "mixing/"))}
+                      for h in history],
         }
     heldout = evaluate_policies(make(env_id, "heldout"), policies, workers, default_cache(env_id), progress)
     dsbench = evaluate_policies(make("WMRL/DSBench-v0", "all"), policies, workers,
