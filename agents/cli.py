@@ -26,15 +26,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--world-model", default="static", metavar="SPEC",
                    help="the WMRL arms' world model: static, learned (fits on the anchor pairs), or an LLM spec "
                    "as in `wmrl predict` (default: %(default)s)")
+    p.add_argument("--anchor-rate", type=float, default=0.1, help="share of groups the WMRL arms execute for real (default: %(default)s)")
+    p.add_argument("--adaptive", action="store_true",
+                   help="let the exploitation monitor move the anchor rate between --min-rate and --max-rate")
+    p.add_argument("--min-rate", type=float, default=0.05, help="lowest adaptive anchor rate (default: %(default)s)")
+    p.add_argument("--max-rate", type=float, default=0.5, help="highest adaptive anchor rate (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_compare)
 
 
 def _compare(args: argparse.Namespace) -> int:
     from agents.compare import compare, table
+    from wmrl_envs.mixing import MixingConfig
 
     try:
+        mixing = MixingConfig(anchor_rate=args.anchor_rate, adaptive=args.adaptive,
+                              min_rate=args.min_rate, max_rate=args.max_rate)
         results = compare(
+            mixing=mixing,
             world_model=args.world_model,
             budget=args.budget,
             arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),

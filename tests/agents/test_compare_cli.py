@@ -37,3 +37,10 @@ def test_table_and_plot_from_committed_results(tmp_path):
 def test_compare_refuses_an_unknown_world_model_before_training(capsys):
     assert main(["compare", "--world-model", "oracle", "--quiet"]) == 2
     assert "unknown world model 'oracle'" in capsys.readouterr().err
+
+
+def test_compare_refuses_contradictory_anchor_rates(capsys):
+    assert main(["compare", "--adaptive", "--min-rate", "0.6", "--max-rate", "0.2", "--quiet"]) == 2
+    assert "min_rate" in capsys.readouterr().err
+    assert main(["compare", "--anchor-rate", "1.5", "--quiet"]) == 2
+    assert "anchor_rate" in capsys.readouterr().err
