@@ -1,7 +1,7 @@
 """Submissions written by an attacker: each is a clear invalid outcome or a correct score.
 
-Nothing may escape ``grade`` but :class:`InvalidSubmission`, nothing may hang (a ``signal.alarm``
-watchdog turns a hang into a failure), and nothing the harness should refuse may be read into it.
+Nothing may escape ``grade`` but :class:`InvalidSubmission`, nothing may hang (a SIGALRM
+timeout turns a hang into a failure), and nothing the harness should refuse may be read into it.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import signal
 import subprocess
 import sys
 import textwrap
@@ -27,18 +26,8 @@ WATCHDOG_S = 120
 MiB = 1 << 20
 
 
-@pytest.fixture(autouse=True)
-def watchdog():
-    """Fail (instead of blocking CI) when a test runs past ``WATCHDOG_S``."""
-
-    def fire(signum, frame):
-        raise TimeoutError(f"no answer within {WATCHDOG_S} s: the grader or the env hangs")
-
-    previous = signal.signal(signal.SIGALRM, fire)
-    signal.alarm(WATCHDOG_S)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+# A hang fails the test (pytest-timeout's SIGALRM) instead of blocking CI.
+pytestmark = pytest.mark.timeout(WATCHDOG_S, method="signal")
 
 
 @pytest.fixture(scope="module")

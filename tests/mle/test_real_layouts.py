@@ -229,29 +229,18 @@ def rpg(p: float, b: float, g: float) -> float:
     return max(0.0, (p - b) / (g - b))
 
 
-def run_eval_script(root: Path, name: str, predict_file: Path, out: Path) -> float:
-    """Run DSBench's ``<name>_eval.py`` as score4each_com.py does; return result.txt's number."""
+def eval_process(root: Path, name: str, predict_file: Path, out: Path) -> subprocess.CompletedProcess:
+    """Run DSBench's ``<name>_eval.py`` as score4each_com.py does (which makes ``out/name`` first)."""
     paths = R.dsbench_paths(root, name)
-    (out / name).mkdir(
-        parents=True, exist_ok=True
-    )  # score4each_com.py makes it; the script does not
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(paths["eval"]),
-            "--answer_file",
-            str(paths["answers"]),
-            "--predict_file",
-            str(predict_file),
-            "--path",
-            str(out),
-            "--name",
-            name,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    (out / name).mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, str(paths["eval"]), "--answer_file", str(paths["answers"])]
+    argv += ["--predict_file", str(predict_file), "--path", str(out), "--name", name]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120)
+
+
+def run_eval_script(root: Path, name: str, predict_file: Path, out: Path) -> float:
+    """The eval script's result.txt number."""
+    proc = eval_process(root, name, predict_file, out)
     assert proc.returncode == 0, proc.stderr
     return float((out / name / "result.txt").read_text())
 
@@ -735,25 +724,7 @@ def test_dsbench_crashing_eval_script_is_an_invalid_submission(tmp_path, dsbench
     text = sub.to_csv(index=False)
     pred = tmp_path / "pred.csv"
     pred.write_text(text)
-    paths = R.dsbench_paths(dsbench_root, name)
-    (tmp_path / "perf" / name).mkdir(parents=True)
-    crash = subprocess.run(
-        [
-            sys.executable,
-            str(paths["eval"]),
-            "--answer_file",
-            str(paths["answers"]),
-            "--predict_file",
-            str(pred),
-            "--path",
-            str(tmp_path / "perf"),
-            "--name",
-            name,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    crash = eval_process(dsbench_root, name, pred, tmp_path / "perf")
     assert crash.returncode != 0 and "ValueError" in crash.stderr  # the script itself crashes
     env = make_env(DSB, dsbench_root, tmp_path, tasks=[name])
     _, reward, terminated, info = play(env, name, literal_program(text))  # must not raise

@@ -4,7 +4,6 @@ reason, never an exception, in bounded time (a watchdog fails a test that hangs)
 from __future__ import annotations
 
 import json
-import signal
 
 import numpy as np
 import pytest
@@ -44,18 +43,8 @@ NOT_TEXT = {"none": None, "int": 5, "bytes": b"print(1)", "list": ["print(1)"], 
 ANY_INPUT = {**BAD_TEXT, **NOT_TEXT}
 
 
-@pytest.fixture(autouse=True)
-def watchdog():
-    """A prediction that runs away fails the test after 120 s instead of hanging the suite."""
-
-    def fail(*_):
-        raise TimeoutError("a prediction ran over the 120 s watchdog")
-
-    previous = signal.signal(signal.SIGALRM, fail)
-    signal.alarm(120)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+# A prediction that runs away fails the test after 120 s instead of hanging the suite.
+pytestmark = pytest.mark.timeout(120, method="signal")
 
 
 def assert_prediction(pred) -> None:

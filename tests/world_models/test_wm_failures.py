@@ -4,7 +4,6 @@ cached, bounded in time, and the wrappers fall back and count it."""
 from __future__ import annotations
 
 import json
-import signal
 import socket
 import threading
 import time
@@ -85,18 +84,8 @@ def server():
     s.close()
 
 
-@pytest.fixture(autouse=True)
-def watchdog():
-    """Nothing here may hang: a test still running after 120 s fails."""
-
-    def fail(*_):
-        raise TimeoutError("the test ran over its 120 s watchdog")
-
-    previous = signal.signal(signal.SIGALRM, fail)
-    signal.alarm(120)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+# Nothing here may hang: a test still running after 120 s fails.
+pytestmark = pytest.mark.timeout(120, method="signal")
 
 
 def llm(url: str, timeout_s: float = 5.0, **kw) -> LLMCheckWorldModel:

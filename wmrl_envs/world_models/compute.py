@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from wmrl_envs.world_models.program import Fit, Program
+from wmrl_envs.world_models.analysis import Fit, Program
 
 IMPORT_S = 1.5  # importing pandas + scikit-learn in the sandbox
 REF_ROWS = 4000.0

@@ -12,12 +12,12 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from wmrl_envs.world_models.analysis import analyze
 from wmrl_envs.world_models.backends import BackendError, JSONBackend, LogProbBackend
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, combine, feedback
 from wmrl_envs.world_models.guard import UNANALYSABLE, screen, unanalysable
 from wmrl_envs.world_models.parse import parse_answer
-from wmrl_envs.world_models.program import analyze
 from wmrl_envs.world_models.prompt import (
     QUALITY,
     json_messages,
