@@ -18,6 +18,7 @@ Any failure of that code becomes :class:`InvalidSubmission` with its message or 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -37,6 +38,16 @@ from wmrl_envs.mle.registry import RegistryEntry
 
 SCRIPT_TIMEOUT_S = 300.0
 _STDERR_TAIL = 600
+
+
+@functools.lru_cache(maxsize=64)
+def _answers(path: Path) -> pd.DataFrame:
+    """A task's answers, read once (callers get a copy: the benchmark's code may change it)."""
+    return pd.read_csv(path)
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).splitlines()[0][:300] if str(e) else type(e).__name__
 
 
 def _score(value: object, where: str) -> float:
@@ -173,7 +184,7 @@ class MLEDojoMetric:
 
     def __call__(self, data: bytes, frame: pd.DataFrame) -> float:
         submission = pd.read_csv(io.BytesIO(data))
-        truth = pd.read_csv(self.answers)
+        truth = _answers(self.answers).copy()
         where = f"MLE-Dojo's {type(self.metric).__name__}"
         try:
             self.metric.validate_submission(submission, truth)
@@ -181,7 +192,7 @@ class MLEDojoMetric:
         except InvalidSubmission:
             raise
         except Exception as e:  # the benchmark's own code: any error means "not gradable"
-            raise InvalidSubmission(f"{where} refused the submission: {str(e).splitlines()[0][:300] if str(e) else type(e).__name__}") from None
+            raise InvalidSubmission(f"{where} refused the submission: {_first_line(e)}") from None
 
 
 class RegistryScore:
@@ -197,7 +208,7 @@ class RegistryScore:
 
     def __call__(self, data: bytes, frame: pd.DataFrame) -> float:
         try:
-            score = self.entry.score(pd.read_csv(self.answers), pd.read_csv(io.BytesIO(data)))
+            score = self.entry.score(_answers(self.answers).copy(), pd.read_csv(io.BytesIO(data)))
         except (ValueError, KeyError, TypeError) as e:
-            raise InvalidSubmission(f"{self.entry.name}: {str(e).splitlines()[0][:300] if str(e) else type(e).__name__}") from None
+            raise InvalidSubmission(f"{self.entry.name}: {_first_line(e)}") from None
         return _score(score, f"{self.entry.metric} of {self.entry.name}")
