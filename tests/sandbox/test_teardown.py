@@ -89,3 +89,18 @@ def test_reachable_follows_every_folder_on_the_way():
         assert reachable(closed / "open", stranger)
     finally:
         teardown.remove_tree(base)
+
+
+def test_two_harnesses_sweeping_at_once_never_report_each_others_removals(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    for k in range(6):
+        tree = tmp_path / f"wmrl-stage-{int(dead.stdout)}-t{k}"
+        for i in range(60):
+            (tree / f"d{i}" / "x").mkdir(parents=True)
+            (tree / f"d{i}" / "x" / "f").write_text("x")
+    code = "import sys; from wmrl_envs.sandbox import teardown; print(teardown.sweep_dead(sys.argv[1]))"
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+             for _ in range(3)]
+    outs = [p.communicate(timeout=60)[0].strip() for p in procs]
+    assert outs == ["[]"] * 3
+    assert not any(tmp_path.iterdir())

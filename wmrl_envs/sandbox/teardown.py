@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -119,6 +120,19 @@ def owner_alive(name: str, prefix: str) -> bool:
     return not owner.isdigit() or int(owner) == os.getpid() or os.path.exists(f"/proc/{owner}")
 
 
+def _claim(path: str, prefix: str) -> str | None:
+    """Rename a dead harness's folder to one this process owns, so that two harnesses sweeping at
+    once never remove the same tree (the loser sees it gone); None if it is gone already."""
+    claimed = os.path.join(os.path.dirname(path), f"{prefix}{os.getpid()}-sweep-{secrets.token_hex(4)}")
+    try:
+        os.rename(path, claimed)
+    except FileNotFoundError:
+        return None
+    except OSError:  # e.g. a mount point that would not unmount: remove it where it is
+        return path
+    return claimed
+
+
 def sweep_dead(base: str | os.PathLike) -> list[str]:
     """Remove folders in ``base`` left by harnesses that died; return the problems met."""
     problems = []
@@ -132,7 +146,10 @@ def sweep_dead(base: str | os.PathLike) -> list[str]:
             continue
         for point in mounts.mounts_below(Path(e.path)):
             mounts.unmount(point)
-        problem = remove_tree(e.path)
+        path = _claim(e.path, prefix)
+        if path is None:  # another harness's sweep took it first
+            continue
+        problem = remove_tree(path)
         if problem:
             log.warning("sandbox: could not sweep %s left by a dead harness: %s", e.path, problem)
             problems.append(problem)
