@@ -11,8 +11,10 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import inspect
+import itertools
 import sys
 from functools import lru_cache
 from typing import Any
@@ -155,16 +157,62 @@ def estimator_tags(cls: Any) -> tuple[str | None, bool | None]:
     return getattr(tags, "estimator_type", None), getattr(tags.input_tags, "allow_nan", None)
 
 
+@lru_cache(maxsize=64)
+def installed_version(distribution: str) -> tuple[int, ...] | None:
+    """The installed version of a distribution as numbers (``(3, 1, 1)``), read from its metadata
+    without importing it; None when it is not installed."""
+    try:
+        text = importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    parts = []
+    for piece in text.split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, piece))
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts) or None
+
+
 @lru_cache(maxsize=1)
 def copy_on_write() -> bool:
     """Whether the installed pandas copies on write, so chained in-place calls change a temporary
-    (always from pandas 3; an option before it)."""
-    pd, _ = resolve("pandas")
-    if pd is None:
+    (always from pandas 3, read from the package metadata; before it, the ``mode.copy_on_write``
+    option of the imported pandas)."""
+    version = installed_version("pandas")
+    if version is None:
         return False
+    if version >= (3,):
+        return True
+    pd, _ = resolve("pandas")
     try:
-        if int(str(pd.__version__).split(".")[0]) >= 3:
-            return True
-        return bool(pd.get_option("mode.copy_on_write"))
+        return bool(pd.get_option("mode.copy_on_write")) if pd is not None else False
     except Exception:
         return False
+
+
+@lru_cache(maxsize=4)
+def inplace_methods(cls: str = "pandas.Series") -> frozenset[str]:
+    """Methods of the installed class (``pandas.Series``, ``pandas.DataFrame``) that take
+    ``inplace=`` (under copy-on-write a chained ``df[col].<method>(inplace=True)`` changes a
+    temporary; ``df.<method>(inplace=True)`` changes ``df``)."""
+    klass, _ = resolve(cls)
+    out = set()
+    for name in dir(klass) if klass is not None else ():
+        fn = getattr(klass, name, None) if not name.startswith("_") else None
+        sig = _signature(fn, False) if callable(fn) else None
+        if sig is not None and "inplace" in sig.parameters:
+            out.add(name)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=256)
+def string_options(qualname: str, parameter: str) -> frozenset[str] | None:
+    """The string values a scikit-learn estimator's installed version accepts for ``parameter``
+    (its ``_parameter_constraints``), None where it declares none."""
+    cls, _ = resolve(qualname)
+    constraints = getattr(cls, "_parameter_constraints", None)
+    if not isinstance(constraints, dict) or parameter not in constraints:
+        return None
+    options = {str(o) for c in constraints[parameter] for o in getattr(c, "options", ()) if isinstance(o, str)}
+    return frozenset(options) or None

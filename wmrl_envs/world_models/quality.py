@@ -5,9 +5,14 @@ Every embedded task ships a board of reference recipes (``gbm-tuned``, ``linear-
 RandomForest and a default linear model reach. The prior of a program is the percentile its
 model family reaches on *this* task's board (the env's default reward is that percentile): the
 median of the family's board entries, or the measured default where the program keeps the
-defaults; tasks without a board use the family's mean over all boards. Non-scikit-learn models
-count by what they are: statsmodels and numpy least squares or gradient descent are linear
-models. Online debiasing maps the prior to the real reward scale.
+defaults; tasks without a board use the family's mean over all boards. A program that builds
+several models counts the one whose family does best on this board; one that trains none gets
+the board's constant recipes (``sample-submission``, ``random-guess``). Small forests and shallow
+trees are told apart at sizes read from the boards' recipe names (``forest-10``,
+``tree-depth-2``). Non-scikit-learn models count by what they are: statsmodels and numpy least
+squares or gradient descent are linear models. Online debiasing maps the prior to the real reward
+scale. Hand-set, since the boards cannot fit them: :data:`UNSCALED_PENALTY`, :data:`NO_MODEL`
+(only where no board exists) and the family of each class (``_CLASSES``, ``_RECIPES``).
 """
 
 from __future__ import annotations
@@ -41,8 +46,9 @@ _CLASSES = ((r"Stacking|Voting", "ensemble"),
             (r"DecisionTree|ExtraTree", "tree"),
             (r"NB$", "naive_bayes"),
             (r"Dummy", "constant"))
-_RANK = ("constant", "stump", "naive_bayes", "tree", "knn", "small_forest", "linear", "forest", "boosting", "ensemble")
 DEFAULTS = {"forest": "default_rf_percentile", "linear": "default_linear_percentile"}
+# Hand-set: the prior of a program that trains no model on a task without a board and with no
+# board anywhere (the boards' own value, ``family_prior("constant", ...)``, is used where one exists).
 NO_MODEL = 0.03
 SCALE_SENSITIVE = re.compile(r"SGD|SVC|SVR|MLP|KNeighbors")
 SCALERS = {"StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "Normalizer",
@@ -50,7 +56,14 @@ SCALERS = {"StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "No
 ENCODERS = {"OneHotEncoder", "OrdinalEncoder", "get_dummies", "LabelEncoder", "TargetEncoder",
             "factorize", "Categorical", "map", "cat", "FunctionTransformer", "ColumnTransformer",
             "make_column_transformer"}
-UNSCALED_PENALTY = 0.6  # distance and gradient models on raw scales: measured on the dev corpus
+# Hand-set (the boards hold no unscaled recipe to fit it to): distance and gradient models on raw
+# feature scales keep this share of their family's prior; measured on the dev corpus.
+UNSCALED_PENALTY = 0.6
+# Board recipes that carry a size: the smallest of each is its own family (``forest-10`` is a
+# ``small_forest``, ``tree-depth-2`` a ``stump``); a model falls under it up to the geometric mean
+# of that size and the next one on the boards.
+_SIZED = {"forest": ("small_forest", r"forest-(\d+)$", "n_estimators"),
+          "tree": ("stump", r"tree-depth-(\d+)$", "max_depth")}
 
 
 def _assets() -> Any:
@@ -100,6 +113,27 @@ def global_prior() -> dict[str, float]:
     return {f: sum(v) / len(v) for f, v in acc.items()}
 
 
+@lru_cache(maxsize=8)
+def size_threshold(fam: str) -> float | None:
+    """The largest size argument that still counts as the small recipe of ``fam`` (see ``_SIZED``)."""
+    pattern = _SIZED[fam][1]
+    sizes = sorted({int(m.group(1)) for board in _board_teams() for t in board if (m := re.match(pattern, t))})
+    if not sizes:
+        return None
+    return (sizes[0] * sizes[1]) ** 0.5 if len(sizes) > 1 else float(sizes[0])
+
+
+@lru_cache(maxsize=1)
+def _board_teams() -> tuple[tuple[str, ...], ...]:
+    out = []
+    for suite in _assets().iterdir():
+        for task in suite.iterdir() if suite.is_dir() else ():
+            board = task / "leaderboard.csv"
+            if board.is_file():
+                out.append(tuple(r["team"] for r in csv.DictReader(board.read_text().splitlines())))
+    return tuple(out)
+
+
 def family(qualname: str) -> str | None:
     """The board family of a model class, None if it is not a model."""
     name = qualname.rsplit(".", 1)[-1]
@@ -118,12 +152,12 @@ def family_prior(fam: str, task_id: str | None, defaults: bool = False) -> float
 
 
 def _size(fam: str, kwargs: Mapping[str, Any]) -> str:
-    n_est = kwargs.get("n_estimators")
-    if fam == "forest" and isinstance(n_est, (int, float)) and n_est <= 20:
-        return "small_forest"
-    depth = kwargs.get("max_depth")
-    if fam == "tree" and isinstance(depth, (int, float)) and depth <= 2:
-        return "stump"
+    if fam not in _SIZED:
+        return fam
+    small, _, arg = _SIZED[fam]
+    size, limit = kwargs.get(arg), size_threshold(fam)
+    if isinstance(size, (int, float)) and not isinstance(size, bool) and limit is not None and size <= limit:
+        return small
     return fam
 
 
@@ -135,8 +169,8 @@ def quality_prior(prog: Program, context: Mapping[str, Any]) -> tuple[float, str
     if prog.handmade_model:
         models.append(("linear", prog.handmade_model, {}))
     if not models:
-        return NO_MODEL, "no model is trained"
-    fam, name, kwargs = max(models, key=lambda m: _RANK.index(m[0]))
+        return family_prior("constant", task_id), "no model is trained"
+    fam, name, kwargs = max(models, key=lambda m: family_prior(m[0], task_id, defaults=not m[2]))
     prior = family_prior(fam, task_id, defaults=not kwargs)
     why = [f"{name}: {fam} reaches ~{prior:.2f} on the board"]
     if SCALE_SENSITIVE.search(name) and not prog.used & SCALERS:

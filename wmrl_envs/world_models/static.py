@@ -44,7 +44,15 @@ QUALITY_FLOOR = 0.15
 RISK_EXPONENT = 2.0
 UNSEEN_P = 0.2  # the same where the schema says some test categories are missing from train (which
 # column the encoder sees is not always known)
-SAFE_UNKNOWN = ("ignore", "infrequent_if_exist")
+# handle_unknown values that do not raise when the installed OneHotEncoder does not know any;
+# the installed class's own options say which exist (``"warn"`` from scikit-learn 1.6).
+SAFE_UNKNOWN_FALLBACK = ("ignore", "infrequent_if_exist")
+
+
+def safe_unknown() -> tuple[str, ...]:
+    """The ``handle_unknown`` options of the installed OneHotEncoder other than ``"error"``."""
+    options = introspect.string_options("sklearn.preprocessing.OneHotEncoder", "handle_unknown")
+    return tuple(sorted(options - {"error"})) if options else SAFE_UNKNOWN_FALLBACK
 
 
 def _v(ok: bool, reason: str, fail: float = FAIL) -> Verdict:
@@ -218,7 +226,7 @@ def _unseen_categories(prog: Program, ctx: Mapping[str, Any]) -> list[Fault]:
     return [Fault("maybe", r.lineno, "OneHotEncoder() raises on categories the test rows have and the "
                   "training rows lack; pass handle_unknown='ignore'", p_pass=p_pass)
             for r in prog.estimators if str(r.value[0]).endswith("OneHotEncoder")
-            and r.value[1].get("handle_unknown", "error") not in SAFE_UNKNOWN]
+            and r.value[1].get("handle_unknown", "error") not in safe_unknown()]
 
 
 def check_column_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:

@@ -8,9 +8,11 @@ hyper-parameter searches and cross-validation from their (positional or keyword)
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from typing import Any
 
+from wmrl_envs.world_models import introspect
 from wmrl_envs.world_models.analysis.facts import (
     UNKNOWN,
     Fit,
@@ -88,6 +90,7 @@ class CallEffects:
     instance_of: Any
     val_of: Any
     set_column: Any
+    method_frame: Any
     vals: dict[str, Val]
 
     def call_effects(self, node: ast.Call, q: str | None, name: str) -> None:
@@ -165,20 +168,34 @@ class CallEffects:
                 self.set_column(frame, col, node.args[2])
         elif self.noop_inplace(node):
             self.p.noop_imputations.append(node.lineno)
-        elif m == "set_index" and self.kwarg(node, "inplace") is True:
+        elif self.kwarg(node, "inplace") is True and m in introspect.inplace_methods("pandas.DataFrame"):
+            self._inplace(node, func, m)
+        elif m == "pop" and node.args:
             frame = self.frame_of(func.value)
-            key = self.fold(node.args[0]) if node.args else UNKNOWN
-            if frame is not None and isinstance(key, str):
-                frame.index = key
+            col = self.fold(node.args[0])
+            if frame is not None and frame.columns is not None and isinstance(col, str):
+                frame.columns.discard(col)  # DataFrame.pop removes the column it returns
         elif m == "shuffle":
             v = self.val_of(node.args[0]) if node.args else None
             if v is not None and isinstance(node.args[0], ast.Name):
                 self.vals[node.args[0].id] = v.with_("shuffle")
 
+    def _inplace(self, node: ast.Call, func: ast.Attribute, m: str) -> None:
+        """``df.drop(columns=..., inplace=True)``: the frame itself (shared by every name bound to it)
+        becomes what the call would have returned."""
+        frame = self.frame_of(func.value)
+        if frame is None or isinstance(func.value, ast.Subscript):
+            return
+        new = self.method_frame(node, frame, m)
+        if new is not None:
+            for f in dataclasses.fields(Frame):
+                setattr(frame, f.name, getattr(new, f.name))
+
     def noop_inplace(self, node: ast.Call) -> bool:
-        """``df[col].fillna(..., inplace=True)``: under copy-on-write it fills a temporary copy."""
+        """``df[col].fillna(..., inplace=True)`` (any method of the installed ``Series`` that takes
+        ``inplace``): under copy-on-write it changes a temporary copy."""
         func = node.func
-        return (self.copy_on_write and isinstance(func, ast.Attribute) and func.attr in ("fillna", "replace")
+        return (self.copy_on_write and isinstance(func, ast.Attribute) and func.attr in introspect.inplace_methods()
                 and self.kwarg(node, "inplace") is True and isinstance(func.value, ast.Subscript)
                 and self.frame_of(func.value) is None)
 
@@ -192,6 +209,7 @@ class CallEffects:
         inst.fitted = True
         inst.features = X
         inst.log_target = y is not None and y.transforms.count("log") > y.transforms.count("exp")
+        inst.coded_target = y is not None and y.transforms.count("codes") > y.transforms.count("decode")
 
     # provided by FrameTracker / the analyzer
     vals: dict[str, Val]

@@ -83,6 +83,7 @@ class Instance:
     lineno: int = 0
     fitted: bool = False
     log_target: bool = False  # fit on a log-transformed target
+    coded_target: bool = False  # fit on integer codes of text labels (LabelEncoder, factorize, cat.codes)
     features: Frame | None = None  # the frame it was fit on
     positional: list[Any] = field(default_factory=list)  # folded positional arguments
     cv: Instance | None = None  # a splitter passed as ``cv=``
@@ -97,10 +98,12 @@ class Val:
     """An array-like value: a column, the target, a model's predictions or a constant.
 
     ``kind``: ``"pred"`` (a model's output), ``"column"`` (read from a frame), ``"target"``,
-    ``"const"`` (the same number on every row), ``"range"`` (0..n or 1..n).
+    ``"const"`` (the same number on every row), ``"range"`` (0..n or 1..n), ``"noise"`` (random
+    draws no model made), ``"rng"`` (a random generator).
     ``output`` (predictions): ``"proba_matrix"``, ``"proba"``, ``"label"``, ``"value"``.
     ``transforms``: what was applied: ``log``, ``exp``, ``invert``, ``shuffle``, ``clip``, ``bool``,
-    ``class0`` (the first probability column), ``positive``.
+    ``class0`` (the first probability column), ``positive``, ``codes`` (labels replaced by integer
+    codes) and ``decode`` (codes mapped back to labels).
     """
 
     kind: str

@@ -25,7 +25,33 @@ ELEMENTWISE = {"clip", "round", "rint", "abs", "maximum", "minimum", "squeeze", 
                "asarray", "array", "Series", "tolist", "to_numpy", "copy", "astype", "fillna", "values",
                "argmax", "where", "concatenate", "hstack", "column_stack", "vstack", "inverse_transform", "map",
                "apply", "replace", "rank", "exp", "expm1", "log", "log1p", "sqrt"}
+RANDOM_MODULES = ("numpy.random", "random.")
+RNG_MAKERS = {"default_rng", "RandomState", "Generator", "Random"}  # objects whose methods draw
+RANDOM_DRAWS = {"binomial", "choice", "random", "rand", "randn", "randint", "integers", "normal", "uniform",
+                "random_sample", "poisson", "beta", "exponential", "standard_normal", "permutation", "bernoulli"}
+LABEL_CODERS = ("LabelEncoder", "OrdinalEncoder")  # fit_transform(labels) -> integer codes
 POSITIVE = {"clip", "abs", "maximum", "exp", "expm1", "exp2", "power", "sigmoid", "expit", "softmax"}
+
+
+def to_integers(folder: Any, node: ast.Call, method: bool) -> bool:
+    """Whether a ``round`` call rounds to whole numbers (``np.round(p)``, ``s.round(0)``), not to
+    decimals (``np.round(p, 3)``, ``df.round(decimals=4)``: probabilities stay probabilities)."""
+    position = 0 if method else 1
+    arg = node.args[position] if len(node.args) > position else folder.kwarg_node(node, "decimals")
+    if arg is None:
+        return True
+    digits = folder.fold(arg)
+    return isinstance(digits, int) and digits <= 0
+
+
+def _draw(name: str, first: Val | None, lineno: int) -> Val | None:
+    """A random generator's call: predictions in a random order, or numbers no model made."""
+    if name in SHUFFLES or name == "choice":
+        if first is not None and first.kind == "pred":
+            return first.with_("shuffle")
+    if name in RANDOM_DRAWS:
+        return Val("noise", lineno=lineno)
+    return None
 
 
 class ValueFlow:
@@ -50,8 +76,11 @@ class ValueFlow:
         if isinstance(node, ast.Subscript):
             return self._subscript_val(node)
         if isinstance(node, ast.Attribute):
-            if node.attr in ("values", "T", "array"):
+            if node.attr in ("values", "T", "array", "cat"):
                 return self.val_of(node.value)
+            if node.attr == "codes":  # s.astype("category").cat.codes
+                v = self.val_of(node.value)
+                return v.with_("codes") if v is not None else None
             frame = self.frame_of(node.value)
             if frame is not None and node.attr == "index" and frame.index:
                 return frame.column(frame.index, node.lineno)
@@ -88,6 +117,9 @@ class ValueFlow:
             if isinstance(k, str):
                 return frame.column(k, node.lineno)
             return None
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "classes_":
+            codes = self.val_of(key)  # encoder.classes_[codes]: the labels back
+            return codes.with_("decode") if codes is not None and codes.kind == "pred" else None
         v = self.val_of(node.value)
         if v is None:
             return None
@@ -143,26 +175,18 @@ class ValueFlow:
         q = self.qual(func) or ""
         name = q.rsplit(".", 1)[-1] if q else (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
         if isinstance(func, ast.Attribute) and name in PREDICTORS:
-            inst = self.instance_of(func.value)
-            X = self.frame_of(node.args[0]) if node.args else None
-            xv = self.val_of(node.args[0]) if node.args else None
-            if inst is None and X is None and xv is None:
-                return None
-            output = PREDICTORS[name]
-            if inst is not None and name == "predict":
-                output = self._predict_output(inst)
-            rows = X.rows if X is not None else xv.rows if xv is not None else "?"
-            order = X.order if X is not None else xv.order if xv is not None else ""
-            trunc = X.truncated if X is not None else xv.truncated if xv is not None else None
-            fitted = inst.fitted if inst is not None else True
-            log = inst.log_target if inst is not None else False
-            return Val("pred", rows=rows, order=order, output=output, fitted=fitted, sliced=X is not None and X.sliced,
-                       model=inst.name if inst else "", lineno=node.lineno, truncated=trunc,
-                       transforms=("log",) if log else ())
+            return self._predict_val(node, func, name)
         args = [self.val_of(a) for a in node.args]
         first = args[0] if args else None
+        coded = self._label_codes(node, name, first)
+        if coded is not None:
+            return coded
+        if q.startswith(RANDOM_MODULES):
+            return Val("rng", lineno=node.lineno) if name in RNG_MAKERS else _draw(name, first, node.lineno)
         if isinstance(func, ast.Attribute) and not q:
             recv = self.val_of(func.value)
+            if recv is not None and recv.kind == "rng":
+                return _draw(name, first, node.lineno)
             return self._method_val(node, recv, name) if recv is not None else None
         if name in ("range", "arange") and (not q or q.startswith("numpy")):
             return Val("range", lineno=node.lineno)
@@ -184,13 +208,49 @@ class ValueFlow:
             return first.with_("exp")
         if name in LOG:
             return first.with_("log")
-        if name in ("rint", "round", "argmax"):
-            return first.with_(output="label")
+        if name in ("rint", "argmax") or name in ("round", "around") and to_integers(self, node, method=False):
+            return first.with_("round", output="label")
         if name in ELEMENTWISE or name in POSITIVE or name in ("sigmoid", "expit", "softmax"):
             return first.with_("clip") if name in POSITIVE else first
         return None
 
+    def _predict_val(self, node: ast.Call, func: ast.Attribute, name: str) -> Val | None:
+        """``m.predict(X)`` and its kin: a model's output for the rows of ``X``."""
+        inst = self.instance_of(func.value)
+        X = self.frame_of(node.args[0]) if node.args else None
+        xv = self.val_of(node.args[0]) if node.args else None
+        if inst is None and X is None and xv is None:
+            return None
+        output = PREDICTORS[name]
+        if inst is not None and name == "predict":
+            output = self._predict_output(inst)
+        rows = X.rows if X is not None else xv.rows if xv is not None else "?"
+        order = X.order if X is not None else xv.order if xv is not None else ""
+        trunc = X.truncated if X is not None else xv.truncated if xv is not None else None
+        fitted = inst.fitted if inst is not None else True
+        log = inst.log_target if inst is not None else False
+        coded = inst is not None and inst.coded_target and output == "label"
+        return Val("pred", rows=rows, order=order, output=output, fitted=fitted, sliced=X is not None and X.sliced,
+                   model=inst.name if inst else "", lineno=node.lineno, truncated=trunc,
+                   transforms=("log",) * log + ("codes",) * coded)
+
+    def _label_codes(self, node: ast.Call, name: str, first: Val | None) -> Val | None:
+        """Labels turned into integer codes (``LabelEncoder().fit_transform(y)``, ``pd.factorize(y)``)
+        and codes turned back (``inverse_transform``); None for other calls."""
+        if first is None:
+            return None
+        if name == "factorize":
+            return first.with_("codes")
+        if not isinstance(node.func, ast.Attribute) or name not in ("fit_transform", "transform", "inverse_transform"):
+            return None
+        inst = self.instance_of(node.func.value)
+        if inst is None or not inst.name.startswith(LABEL_CODERS):
+            return None
+        return first.with_("decode" if name == "inverse_transform" else "codes")
+
     def _method_val(self, node: ast.Call, recv: Val, name: str) -> Val | None:
+        if name in ("map", "replace") and node.args and isinstance(node.args[0], ast.Dict):
+            return self._mapped(node, recv)
         if name in REDUCTIONS:
             axis = self.kwarg(node, "axis")
             return recv.with_(stacked=False) if recv.stacked or axis is not UNKNOWN else Val("const", lineno=node.lineno)
@@ -204,8 +264,8 @@ class ValueFlow:
             if "bool" in recv.transforms:
                 return recv.with_("unbool")
             return recv
-        if name in ("round", "argmax", "idxmax"):
-            return recv.with_(output="label")
+        if name in ("argmax", "idxmax") or name == "round" and to_integers(self, node, method=True):
+            return recv.with_("round", output="label")
         if name in ("sample", "sort_values"):
             return recv.with_("shuffle")
         if name in ("head", "tail"):
@@ -215,6 +275,17 @@ class ValueFlow:
                     "apply", "replace", "values"):
             return recv
         return None
+
+    def _mapped(self, node: ast.Call, recv: Val) -> Val:
+        """``s.map({...})``: labels to integer codes where every value is an int, codes back to
+        labels where the predictions were codes."""
+        mapping = self.fold(node.args[0])
+        if "codes" in recv.transforms and recv.kind == "pred":
+            return recv.with_("decode")
+        if isinstance(mapping, dict) and mapping and all(type(v) is int for v in mapping.values()) and any(
+                isinstance(k, str) for k in mapping):
+            return recv.with_("codes")
+        return recv
 
     @staticmethod
     def _predict_output(inst: Instance) -> str:

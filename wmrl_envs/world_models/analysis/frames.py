@@ -21,6 +21,7 @@ from wmrl_envs.world_models.analysis.facts import (
     public_file,
     rows_of_file,
 )
+from wmrl_envs.world_models.analysis.flow import to_integers
 
 # Frame methods whose result keeps the frame's columns and rows.
 SAME_COLUMNS = {"copy", "fillna", "reset_index", "dropna", "astype", "replace", "query", "interpolate",
@@ -144,7 +145,7 @@ class FrameTracker:
         base = self.frame_of(node.func.value)
         if base is None:
             return None
-        return self._method_frame(node, base, node.func.attr)
+        return self.method_frame(node, base, node.func.attr)
 
     def _constructed_frame(self, node: ast.Call) -> Frame:
         """``pd.DataFrame({...})`` / ``pd.DataFrame(arr, columns=[...])``: columns and their values."""
@@ -197,13 +198,16 @@ class FrameTracker:
                 merged.values.update(f.values)
         return merged
 
-    def _method_frame(self, node: ast.Call, base: Frame, m: str) -> Frame | None:
+    def method_frame(self, node: ast.Call, base: Frame, m: str) -> Frame | None:
+        """The frame ``base.<m>(...)`` returns, None where it is not a frame the analysis follows."""
         if m == "dropna" and self._drops_test_rows(node, base):
             out = base.derive()
             out.truncated = DROPPED_ROWS
             return out
         if m in SAME_COLUMNS:
             out = base.derive()
+            if m == "round" and to_integers(self, node, method=True):
+                _round_predictions(out)
             if m == "reset_index" and base.index and self.kwarg(node, "drop") is not True and out.columns is not None:
                 out.columns.add(base.index)
                 out.index = None
@@ -342,6 +346,16 @@ class FrameTracker:
         return inst
 
 
+
+
+def _round_predictions(frame: Frame) -> None:
+    """``frame.round()``: the probabilities it holds become 0/1 labels."""
+    def hard(v: Val) -> Val:
+        return v.with_("round", output="label") if v.kind == "pred" and v.output in ("proba", "proba_matrix") else v
+
+    frame.values = {k: hard(v) for k, v in frame.values.items()}
+    if frame.class_columns is not None:
+        frame.class_columns = hard(frame.class_columns)
 
 
 def _classes(node: ast.AST | None) -> bool:

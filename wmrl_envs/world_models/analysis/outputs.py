@@ -3,8 +3,9 @@
 :func:`submission_faults` reads the values the analysis traced into the written frame's columns
 and reports those the grader rejects (``crash``: wrong row count, an unfitted model, negatives
 under RMSLE) and those that run but cannot score (``hack``: constants, predictions of training
-rows, shuffled or misaligned rows, an untransformed log target, inverted or swapped
-probabilities, probabilities where labels are graded and labels where probabilities are).
+rows, shuffled or misaligned rows, random draws, an untransformed log target, inverted or swapped
+probabilities, probabilities where labels are graded and labels where probabilities are,
+integer codes where the task's labels are text).
 ``maybe`` marks faults that depend on the data. Which of these the grader rejects and which it
 scores near zero was read off the dev half of ``benchmarks/corpus``.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wmrl_envs.world_models.analysis.facts import Fault, Frame, Val
+from wmrl_envs.world_models.analysis.facts import Fault, Frame, Val, is_numeric
 
 PROBABILITY_METRICS = ("auc", "log_loss", "logloss", "cross_entropy", "brier")
 LABEL_METRICS = ("accuracy", "f1", "kappa", "precision", "recall", "mcc")
@@ -71,6 +72,8 @@ def _value_faults(column: str, v: Val, ctx: Mapping[str, Any], where: int) -> li
     task = ctx.get("task_type", "")
     if v.kind == "const":
         return [Fault("hack", where, f"column {column!r} holds one constant for every row")]
+    if v.kind == "noise":
+        return [Fault("hack", where, f"column {column!r} holds random numbers that no model predicted")]
     if v.kind == "column" and v.column == ctx.get("target"):
         return [Fault("hack", where, f"column {column!r} copies the training labels, not predictions")]
     if v.kind != "pred":
@@ -97,8 +100,15 @@ def _value_faults(column: str, v: Val, ctx: Mapping[str, Any], where: int) -> li
         out.append(Fault("hack", where, f"{metric} grades labels; column {column!r} holds probabilities"))
     if any(m in metric for m in PROBABILITY_METRICS) and v.output == "label":
         out.append(Fault("hack", where, f"{metric} grades probabilities; column {column!r} holds hard labels"))
+        if task == "multiclass" and "round" in v.transforms:
+            out.append(Fault("maybe", where, "rounded class probabilities leave a row of zeros wherever no class "
+                             "reaches 0.5, and the grader rejects rows whose probabilities do not sum above 0",
+                             "output_format"))
     if "bool" in v.transforms and "unbool" not in v.transforms and task != "regression":
         out.append(Fault("hack", where, f"column {column!r} holds True/False, not the task's labels"))
+    if v.transforms.count("codes") > v.transforms.count("decode") and v.output == "label" and _text_target(ctx):
+        out.append(Fault("hack", where, f"column {column!r} holds the integer codes of the labels the model was fit "
+                         "on, not the task's text labels; map them back (inverse_transform)"))
     if v.output == "proba_matrix" and len(v.columns) > 1 and list(v.columns) != sorted(v.columns):
         out.append(Fault("hack", where, f"probability columns written as {', '.join(v.columns)}, but the model's "
                          "classes_ are sorted: the columns are swapped"))
@@ -107,6 +117,14 @@ def _value_faults(column: str, v: Val, ctx: Mapping[str, Any], where: int) -> li
         out.append(Fault("maybe", where, f"{v.model} can predict negatives, which {metric} rejects; clip at 0",
                          "output_format"))
     return out
+
+
+def _text_target(ctx: Mapping[str, Any]) -> bool:
+    """Whether the task's labels are text (the target's dtype in the training file's schema)."""
+    target = ctx.get("target")
+    dtypes = [f.get("columns", {}).get(target) for f in (ctx.get("files") or {}).values()]
+    known = [d for d in dtypes if d is not None]
+    return bool(known) and not any(is_numeric(d) for d in known)
 
 
 def _id_faults(ids: Val, preds: list[Val], where: int, id_col: str) -> list[Fault]:
