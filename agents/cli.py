@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from agents.compare import ARMS
+from agents.compare import AGENTS, ARMS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,10 +15,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
     )
     p.add_argument("--budget", type=float, default=1.0, help="scales the number of policy updates (default 1.0: 20 updates)")
-    p.add_argument("--agent", default="template", choices=["template"], help="the policy to train")
+    p.add_argument("--agent", default="composer",
+                   help=f"the policy to train: {', '.join(AGENTS)} (default: %(default)s; see the README for why)")
     p.add_argument("--env", default="WMRL/MLEDojo-v0", help="the training env id (text envs)")
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS}")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
+    p.add_argument("--eval-every", type=int, default=10, help="updates between held-out evaluations (curve points; default: 10)")
+    p.add_argument("--eval-samples", type=int, default=4,
+                   help="sampled programs per held-out task for policies that cannot be enumerated (default: 4)")
+    p.add_argument("--no-dsbench", action="store_true", help="skip the final DSBench evaluation")
     p.add_argument("--workers", type=int, default=None, help="sandboxes run at once (default: 2)")
     p.add_argument("--executor", default="auto", help="sandbox backend: auto, bwrap, docker, ray, local")
     p.add_argument("--out", default=None, help="write DIR/results.json and DIR/compare.png")
@@ -36,18 +40,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from agents.compare import compare, table
+    from agents.compare import Budget, compare, table
     from wmrl_envs.mixing import MixingConfig
 
     try:
         mixing = MixingConfig(anchor_rate=args.anchor_rate, adaptive=args.adaptive,
                               min_rate=args.min_rate, max_rate=args.max_rate)
+        budget = Budget(eval_every=args.eval_every, eval_samples=args.eval_samples).scaled(args.budget)
         results = compare(
             mixing=mixing,
             world_model=args.world_model,
-            budget=args.budget,
+            budget=budget,
             arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
-            seed=args.seed,
+            seeds=args.seeds,
+            agent=args.agent,
+            dsbench=not args.no_dsbench,
             workers=args.workers,
             out=args.out,
             env_id=args.env,
@@ -58,10 +65,8 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"wmrl compare: {e}", file=sys.stderr)
         return 2
     print(table(results))
-    if results.get("compute_ratio"):
-        print(f"\ncompute ratio real/WMRL: {results['compute_ratio']:.2f}x")
+    print(f"\nheld-out: expected real-execution score; [a, b]: 95% interval over seeds; Δ: paired difference to real;"
+          f" ratio: real's compute / the arm's; wall time {results['wall_s'] / 60:.1f} min")
     if args.out:
         print(f"wrote {args.out}/results.json and {args.out}/compare.png")
-    else:
-        print(json.dumps({k: v for k, v in results.items() if k != "arms"}, indent=2))
     return 0

@@ -1,92 +1,253 @@
-"""``wmrl compare``: the same agent trained with real-execution GRPO and with WMRL, side by side.
+"""``wmrl compare``: the same agent trained with real-execution GRPO and with WMRL, over seeds.
 
-Every arm starts from the same seed and runs the same number of policy updates on the MLE-Dojo
-``train`` tasks; then each is evaluated with real execution on the MLE-Dojo ``heldout`` tasks and on
-``WMRL/DSBench-v0``: the score is the policy's expected reward per task (every recipe it could write
-is run once, outcomes cached; see ``agents/evaluate.py``), and ``*_greedy`` is its most likely recipe's. Compute is counted honestly for every arm:
-sandbox CPU-seconds of every real execution, world-model seconds of every prediction, and the
-policy-update seconds.
+For every seed, every arm starts from the same policy and runs the same number of GRPO updates on
+the env's ``train`` tasks. Every ``eval_every`` updates the policy is evaluated with real execution
+on the ``heldout`` tasks (``agents/evaluate.py``: exact for a finite policy, greedy + sampled
+programs otherwise), which gives a curve of held-out score against cumulative training compute.
+At the end each arm is also scored on ``WMRL/DSBench-v0`` (text envs).
+
+Compute is counted the same way for every arm: sandbox CPU-seconds of every real execution,
+world-model seconds of every prediction, and policy-update seconds. Executions are replayed from a
+shared outcome table (``agents/replay.py``) when a seed or arm writes a program that already ran,
+and every replayed use is charged its recorded CPU-seconds: the table makes a study affordable,
+it never makes an arm cheaper.
 
 Arms:
     real             GRPO on real execution only
-    wmrl             MixedRewardWrapper (static world model, MixingConfig: anchor rate 0.1) + inverse-variance weights
+    wmrl             MixedRewardWrapper (world model, MixingConfig) + inverse-variance weights
     wmrl-no-debias   the same without Online Debiasing (raw world-model scores)
     wmrl-no-denoise  the same with pooled GRPO weights instead of inverse-variance ones
+
+Across seeds, tables give the mean and 95% interval, and each arm's difference to ``real`` as a
+paired interval (``agents/stats.py``). A run writes everything under ``out`` as it goes and resumes
+from there: finished arms are read back, an unfinished one continues from its trainer checkpoint.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 
 import wmrl_envs  # noqa: F401 - registers the env ids
-from agents.evaluate import default_cache, evaluate_policies
+from agents.evaluate import evaluate_policies
 from agents.grpo import GRPOTrainer
-from agents.template import TemplatePolicy
+from agents.replay import OutcomeStore, ReplayWrapper, default_store
+from agents.stats import first_reach, interval, paired
 from wmrl_envs.mixing import MixingConfig
-from wmrl_envs.report import format_table
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
 
 ARMS = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
+AGENTS = ("composer", "template")
+
+
+def make_policy(agent: str | Callable[[int], object], seed: int):
+    """A fresh policy of kind ``agent`` (same seed: same initial parameters); ``agent`` may also be
+    a function of the seed that builds one."""
+    if callable(agent):
+        return agent(seed)
+    if agent == "composer":
+        from agents.composer import ComposerPolicy
+
+        return ComposerPolicy(seed=seed)
+    if agent == "template":
+        from agents.template import TemplatePolicy
+
+        return TemplatePolicy(seed=seed)
+    raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
 
 
 @dataclass(frozen=True)
 class Budget:
-    """How much training each arm gets; ``scale`` multiplies the number of updates."""
+    """How much training each arm gets; ``scale`` multiplies the number of updates.
+
+    Args:
+        updates: GRPO updates per arm and seed.
+        group_size: programs per group (same task).
+        groups_per_update: groups per update.
+        eval_every: updates between held-out evaluations (the curve's points; the last update is
+            always one).
+        eval_samples: sampled programs per held-out task for a policy that cannot be enumerated.
+    """
 
     updates: int = 20
     group_size: int = 4
     groups_per_update: int = 4
+    eval_every: int = 10
+    eval_samples: int = 4
+
+    def __post_init__(self) -> None:
+        if self.updates < 1 or self.group_size < 2 or self.groups_per_update < 1:
+            raise ValueError(f"a budget that cannot train: {self}")
+        if self.eval_every < 1 or self.eval_samples < 0:
+            raise ValueError(f"eval_every must be >= 1 and eval_samples >= 0, got {self.eval_every}, {self.eval_samples}")
 
     def scaled(self, scale: float) -> Budget:
         if not scale > 0:
             raise ValueError(f"--budget must be a positive number, got {scale}")
-        return Budget(max(1, round(self.updates * scale)), self.group_size, self.groups_per_update)
+        return Budget(max(1, round(self.updates * scale)), self.group_size, self.groups_per_update,
+                      self.eval_every, self.eval_samples)
+
+    def checkpoints(self) -> list[int]:
+        return sorted({*range(0, self.updates, self.eval_every), self.updates})
 
 
-def _task_ids(env: gym.Env) -> list[str]:
-    return list(env.unwrapped.task_ids)
+@dataclass
+class Study:
+    """Everything one comparison needs, shared by its seeds and arms."""
+
+    env_id: str
+    env_kwargs: dict
+    agent: str | Callable[[int], object]
+    budget: Budget
+    world_model: object
+    mixing: MixingConfig | None
+    workers: int
+    out: Path | None
+    progress: bool
+    dsbench: bool
+    cache: Path | None
+    tasks: dict[str, list[str]]
+
+    def __post_init__(self) -> None:
+        self._stores: dict[str, OutcomeStore] = {}
+
+    def store(self, env_id: str) -> OutcomeStore:
+        """The outcome table of ``env_id`` (one per env id, shared by all seeds and arms)."""
+        if env_id not in self._stores:
+            self._stores[env_id] = (default_store(env_id) if self.cache is None
+                                    else OutcomeStore(self.cache / f"{env_id.replace('/', '_')}.jsonl"))
+        return self._stores[env_id]
+
+    def make(self, env_id: str, split: str) -> Callable[[], gym.Env]:
+        kw = {**self.env_kwargs, **({"tasks": self.tasks[split]} if split in self.tasks else {})}
+        return lambda: gym.make(env_id, split=split, **kw)
+
+    def evaluate(self, policies: dict, seed: int, env_id: str | None = None, split: str = "heldout") -> dict:
+        env_id = env_id or self.env_id
+        return evaluate_policies(self.make(env_id, split), policies, self.workers, self.store(env_id),
+                                 self.progress, self.budget.eval_samples, seed)
 
 
-def _exec_cpu(cost: dict) -> float:
-    return cost["exec_cpu_s"] or cost["exec_s"]
+def _cost(totals: dict) -> dict:
+    exec_cpu = totals["exec_cpu_s"] or totals["exec_s"]
+    return {"real_executions": int(totals["real_episodes"]), "exec_cpu_s": exec_cpu, "wm_s": totals["wm_s"],
+            "update_s": totals["update_s"], "compute_s": exec_cpu + totals["wm_s"] + totals["update_s"]}
 
 
-_CURVE_KEYS = ("update", "reward_mean", "real_episodes")
+def wm_fidelity(pairs: Sequence[tuple[float, float, bool]]) -> dict:
+    """AUC of the world-model score for "the run succeeded", and its Spearman with the real reward,
+    on the anchor pairs an arm saw (the reward WMRL trained on, measured on its own samples)."""
+    from scipy.stats import spearmanr
+    from sklearn.metrics import roc_auc_score
+
+    if len(pairs) < 3:
+        return {"pairs": len(pairs), "auc_ok": None, "spearman": None}
+    s, y, ok = (np.asarray(v, dtype=np.float64) for v in zip(*pairs))
+    auc = float(roc_auc_score(ok, s)) if 0 < ok.sum() < len(ok) else None
+    rho = spearmanr(s, y).statistic if np.ptp(s) > 0 and np.ptp(y) > 0 else None
+    return {"pairs": len(pairs), "auc_ok": auc, "spearman": None if rho is None else float(rho)}
 
 
-def _train_arm(arm, make_train_env, world_model, budget, seed, workers, log_dir, progress, mixing=None) -> tuple:
+def _train_envs(study: Study, arm: str, seed: int, log_dir: Path | None) -> tuple[list[gym.Env], str]:
     from wmrl_envs.world_models.factory import make_world_model
 
-    if isinstance(world_model, str):
-        world_model = make_world_model(world_model)
-    envs = [make_train_env() for _ in range(workers)]
-    tasks = _task_ids(envs[0])
+    store = study.store(study.env_id)
+    envs = [ReplayWrapper(study.make(study.env_id, "train")(), store) for _ in range(study.workers)]
     weighting = "pooled" if arm == "wmrl-no-denoise" else "energy"
     if arm != "real":
-        config = MixingConfig.make(mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias")
-        state = MixingState(config, state_path=None if log_dir is None else log_dir / arm / "mixing.json")
-        envs = [MixedRewardWrapper(e, world_model, state=state) for e in envs]
-    policy = TemplatePolicy(seed=seed)
-    trainer = GRPOTrainer(envs, policy, tasks, budget.group_size, budget.groups_per_update,
-                          weighting=weighting, seed=seed, progress=progress,
-                          log_dir=None if log_dir is None else log_dir / arm)
+        wm = make_world_model(study.world_model) if isinstance(study.world_model, str) else study.world_model
+        config = MixingConfig.make(study.mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias")
+        state = MixingState(config, state_path=None if log_dir is None else log_dir / "mixing.json")
+        envs = [MixedRewardWrapper(e, wm, state=state) for e in envs]
+    return envs, weighting
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _by_update(records: list[dict]) -> list[dict]:
+    """One record per update, the last written (a crash can log an update twice)."""
+    return sorted({r["update"]: r for r in records}.values(), key=lambda r: r["update"])
+
+
+def run_arm(study: Study, arm: str, seed: int) -> dict:
+    """Train one arm for one seed with held-out evaluations at the checkpoints; resumes from ``out``."""
+    log_dir = None if study.out is None else study.out / f"seed{seed}" / arm
+    done = None if log_dir is None else log_dir / "result.json"
+    if done is not None and done.exists():
+        return json.loads(done.read_text())
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+    envs, weighting = _train_envs(study, arm, seed, log_dir)
+    policy = make_policy(study.agent, seed)
+    trainer = GRPOTrainer(envs, policy, list(envs[0].unwrapped.task_ids), study.budget.group_size,
+                          study.budget.groups_per_update, weighting=weighting, seed=seed,
+                          progress=study.progress, log_dir=log_dir)
+    curve_path = None if log_dir is None else log_dir / "curve.jsonl"
+    curve = [] if curve_path is None else _read_jsonl(curve_path)
+    history = []
     t0 = time.perf_counter()
-    history = trainer.train(budget.updates)
-    wall = time.perf_counter() - t0
-    for e in envs:
-        e.close()
-    return policy, trainer.totals, history, wall
+    try:
+        for c in study.budget.checkpoints():
+            history += trainer.train(c)
+            if any(p["update"] == c for p in curve) or trainer.update_idx != c:
+                continue
+            ev = study.evaluate({arm: policy}, seed)[arm]
+            point = {"update": c, **_cost(trainer.totals), "heldout": ev["expected"], "heldout_greedy": ev["greedy"]}
+            curve.append(point)
+            if curve_path is not None:
+                with open(curve_path, "a") as f:
+                    f.write(json.dumps(point) + "\n")
+    finally:
+        for e in envs:
+            e.close()
+    if log_dir is not None:
+        history = _read_jsonl(log_dir / "metrics.jsonl")
+    final = study.evaluate({arm: policy}, seed)[arm]
+    result = {
+        **_cost(trainer.totals),
+        "train_wall_s": time.perf_counter() - t0,
+        "heldout": final["expected"],
+        "heldout_greedy": final["greedy"],
+        "heldout_per_task": final["per_task"],
+        "wm_fidelity": None if arm == "real" else wm_fidelity(trainer.anchor_pairs),
+        "curve": curve,
+        "train_curve": [{k: v for k, v in h.items() if k in ("update", "reward_mean", "real_episodes")
+                         or k.startswith(("monitor/", "mixing/"))} for h in _by_update(history)],
+    }
+    if study.dsbench:
+        ds = study.evaluate({arm: policy}, seed, "WMRL/DSBench-v0", "all")[arm]
+        result.update(dsbench=ds["expected"], dsbench_greedy=ds["greedy"], dsbench_per_task=ds["per_task"])
+    if done is not None:
+        done.parent.mkdir(parents=True, exist_ok=True)
+        done.write_text(json.dumps(result))
+    return result
+
+
+def _check(arms: Sequence[str], seeds: Sequence[int], agent) -> None:
+    unknown = [a for a in arms if a not in ARMS]
+    if unknown or "real" not in arms:
+        raise ValueError(f"arms must include 'real' and come from {ARMS}; got {list(arms)}")
+    if not seeds:
+        raise ValueError("--seeds must be at least 1")
+    if not callable(agent) and agent not in AGENTS:
+        raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
 
 
 def compare(
-    budget: float = 1.0,
+    budget: float | Budget = 1.0,
     arms: tuple[str, ...] = ARMS,
-    seed: int = 0,
+    seeds: int | Sequence[int] = 1,
+    agent: str | Callable[[int], object] = "composer",
     workers: int | None = None,
     out: str | Path | None = None,
     env_id: str = "WMRL/MLEDojo-v0",
@@ -94,109 +255,146 @@ def compare(
     env_kwargs: dict | None = None,
     progress: bool = True,
     mixing: MixingConfig | None = None,
+    dsbench: bool = True,
+    cache: str | Path | None = None,
+    tasks: dict[str, list[str]] | None = None,
 ) -> dict:
-    """Train every arm, evaluate each on held-out tasks and DSBench, and return the results dict.
+    """Train every arm over seeds, evaluate on held-out tasks (and DSBench), and return the results.
 
-    ``mixing``: the mixed arms' ``MixingConfig`` (anchor rate, selection, ...); each arm sets its
-    own ``seed``, ``weighting`` and ``debias`` on it.
-
+    ``seeds``: a count (seeds 0..n-1) or the seeds themselves. ``mixing``: the mixed arms'
+    ``MixingConfig``; each arm sets its own ``seed``, ``weighting`` and ``debias`` on it.
     ``world_model``: a world model, or a spec for ``make_world_model`` (each arm then builds its
     own, so a model that learns from anchors never carries one arm's pairs into another).
+    ``cache``: the folder of the outcome tables (default: the user's shared ones).
+    ``tasks``: task ids per split (``{"train": [...], "heldout": [...]}``) to use fewer tasks.
     """
-    unknown = [a for a in arms if a not in ARMS]
-    if unknown or "real" not in arms:
-        raise ValueError(f"arms must include 'real' and come from {ARMS}; got {list(arms)}")
-    b = Budget().scaled(budget)
-    workers = workers or 2
-    out = None if out is None else Path(out)
-    kw = dict(env_kwargs or {})
+    seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
+    _check(arms, seeds, agent)
+    b = budget if isinstance(budget, Budget) else Budget().scaled(budget)
     world_model = world_model or "static"
     if isinstance(world_model, str):
         from wmrl_envs.world_models.factory import check_spec
 
         check_spec(world_model)
-
-    def make(env, split):
-        return lambda: gym.make(env, split=split, **kw)
-
-    results = {"budget": {"scale": budget, **b.__dict__}, "seed": seed, "arms": {}, "untrained": {},
-               "mixing": MixingConfig.make(mixing).to_dict()}
-    policies = {"untrained": TemplatePolicy(seed=seed)}
-    for arm in arms:
-        policy, totals, history, wall = _train_arm(arm, make(env_id, "train"), world_model, b, seed,
-                                                   workers, out, progress, mixing)
-        policies[arm] = policy
-        results["arms"][arm] = {
-            "real_executions": int(totals["real_episodes"]),
-            "exec_cpu_s": _exec_cpu(totals),
-            "wm_s": totals["wm_s"],
-            "update_s": totals["update_s"],
-            "compute_s": _exec_cpu(totals) + totals["wm_s"] + totals["update_s"],
-            "train_wall_s": wall,
-            "curve": [{k: v for k, v in h.items() if k in _CURVE_KEYS or k.startswith(("monitor/", "mixing/"))}
-                      for h in history],
-        }
-    heldout = evaluate_policies(make(env_id, "heldout"), policies, workers, default_cache(env_id), progress)
-    dsbench = evaluate_policies(make("WMRL/DSBench-v0", "all"), policies, workers,
-                                default_cache("WMRL/DSBench-v0"), progress)
-    for name in policies:
-        row = results["untrained"] if name == "untrained" else results["arms"][name]
-        row.update(
-            heldout_percentile=heldout[name]["expected"],
-            heldout_percentile_greedy=heldout[name]["greedy"],
-            dsbench_rpg=dsbench[name]["expected"],
-            dsbench_rpg_greedy=dsbench[name]["greedy"],
-            heldout_per_task=heldout[name]["per_task"],
-            dsbench_per_task=dsbench[name]["per_task"],
-        )
-    results["eval_programs_run"] = heldout["_executions"]["programs_run"] + dsbench["_executions"]["programs_run"]
-    real = results["arms"]["real"]["compute_s"]
-    for r in results["arms"].values():
-        r["compute_ratio"] = real / r["compute_s"] if r["compute_s"] > 0 else None
-    if "wmrl" in results["arms"]:
-        results["compute_ratio"] = results["arms"]["wmrl"]["compute_ratio"]
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "results.json").write_text(json.dumps(results, indent=2))
-        plot(results, out / "compare.png")
+    study = Study(env_id, dict(env_kwargs or {}), agent, b, world_model, mixing, workers or 2,
+                  None if out is None else Path(out), progress, dsbench, None if cache is None else Path(cache),
+                  dict(tasks or {}))
+    t0 = time.perf_counter()
+    runs = {seed: {arm: run_arm(study, arm, seed) for arm in arms} for seed in seeds}
+    results = summarize(runs, arms)
+    results.update(config={"env_id": env_id, "agent": agent if isinstance(agent, str) else getattr(agent, "__name__", repr(agent)), "seeds": seeds, "budget": asdict(b),
+                           "world_model": world_model if isinstance(world_model, str) else type(world_model).__name__,
+                           "mixing": MixingConfig.make(mixing).to_dict(), "dsbench": dsbench},
+                   wall_s=time.perf_counter() - t0,
+                   outcome_table={e: {"entries": len(st), "hits": st.hits, "misses": st.misses}
+                                  for e, st in study._stores.items()})
+    if study.out is not None:
+        study.out.mkdir(parents=True, exist_ok=True)
+        (study.out / "results.json").write_text(json.dumps(results, indent=2))
+        plot(results, study.out / "compare.png")
     return results
 
 
-COLUMNS = ["arm", "heldout_percentile", "heldout_percentile_greedy", "dsbench_rpg", "dsbench_rpg_greedy",
-           "real_executions", "exec_cpu_s", "wm_s", "update_s", "compute_s", "compute_ratio"]
+METRICS = ("heldout", "heldout_greedy", "dsbench", "dsbench_greedy", "real_executions", "compute_s")
+
+
+def _mean_curve(per_seed: list[list[dict]]) -> dict:
+    """Mean compute and held-out score per checkpoint over seeds, with the score's interval."""
+    updates = sorted({p["update"] for c in per_seed for p in c})
+    points = []
+    for u in updates:
+        at = [p for c in per_seed for p in c if p["update"] == u]
+        iv = interval([p["heldout"] for p in at])
+        points.append({"update": u, "compute_s": float(np.mean([p["compute_s"] for p in at])), **iv})
+    return {"points": points}
+
+
+def summarize(runs: dict, arms: Sequence[str]) -> dict:
+    """Per-arm means and intervals over seeds, paired differences to ``real``, the compute ratio
+    (real's mean compute over the arm's: a ratio of means, stable when one seed draws few anchors),
+    mean curves, and the compute at which each arm's mean curve first reaches real's final score."""
+    seeds = list(runs)
+    summary = {}
+    for arm in arms:
+        rows = [runs[s][arm] for s in seeds]
+        summary[arm] = {m: interval([r.get(m) for r in rows]) for m in METRICS if any(m in r for r in rows)}
+        mean_compute = float(np.mean([r["compute_s"] for r in rows]))
+        real_compute = float(np.mean([runs[s]["real"]["compute_s"] for s in seeds]))
+        summary[arm]["compute_ratio"] = real_compute / mean_compute if mean_compute > 0 else None
+        if arm != "real":
+            summary[arm]["vs_real"] = {m: paired([r[m] for r in rows], [runs[s]["real"][m] for s in seeds])
+                                       for m in ("heldout", "heldout_greedy", "dsbench") if m in rows[0]}
+            fid = [r["wm_fidelity"] for r in rows if r.get("wm_fidelity")]
+            summary[arm]["wm_auc_ok"] = interval([f["auc_ok"] for f in fid])
+            summary[arm]["wm_spearman"] = interval([f["spearman"] for f in fid])
+        summary[arm]["curve"] = _mean_curve([r["curve"] for r in rows])
+    untrained = {"heldout": interval([runs[s]["real"]["curve"][0]["heldout"] for s in seeds])}
+    target = summary["real"]["heldout"]["mean"]
+    for arm in arms:
+        pts = summary[arm]["curve"]["points"]
+        summary[arm]["compute_to_reach_real"] = first_reach([p["compute_s"] for p in pts], [p["mean"] for p in pts], target)
+    return {"runs": {str(s): runs[s] for s in seeds}, "summary": summary, "untrained": untrained}
 
 
 def table(results: dict) -> str:
-    rows = [{"arm": "untrained", **results["untrained"]}]  # no training: no compute columns
-    rows += [{"arm": a, **r} for a, r in results["arms"].items()]
-    return format_table(rows, COLUMNS)
+    """One row per arm: mean [95% interval] over seeds, and the paired difference to ``real``."""
+    from agents.stats import fmt
+    from wmrl_envs.report import format_table
+
+    rows = [{"arm": "untrained", "heldout": fmt(results["untrained"]["heldout"])}]
+    for arm, s in results["summary"].items():
+        vs = s.get("vs_real", {})
+        reach = s.get("compute_to_reach_real")
+        rows.append({
+            "arm": arm,
+            "heldout": fmt(s["heldout"]),
+            "Δheldout vs real": fmt(vs["heldout"]) if "heldout" in vs else "",
+            "greedy": fmt(s["heldout_greedy"]),
+            "dsbench": fmt(s["dsbench"]) if "dsbench" in s else "-",
+            "real_exec": fmt(s["real_executions"], 0),
+            "compute_s": fmt(s["compute_s"], 0),
+            "ratio": "-" if s["compute_ratio"] is None else f"{s['compute_ratio']:.2f}x",
+            "reach_real_s": "-" if reach is None else f"{reach:.0f}",
+            "wm_auc": fmt(s["wm_auc_ok"], 2) if "wm_auc_ok" in s else "",
+            "wm_rho": fmt(s["wm_spearman"], 2) if "wm_spearman" in s else "",
+        })
+    return format_table(rows, list(rows[-1]))
 
 
 def plot(results: dict, path: Path) -> None:
-    """Held-out score against training compute, one point per arm, and the training curves."""
+    """Held-out score against cumulative training compute (mean and band over seeds) per arm, and
+    the mean training reward per update."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, (arm, r) in enumerate(results["arms"].items()):
+    runs = results["runs"]
+    for i, (arm, s) in enumerate(results["summary"].items()):
         c = colors[i % len(colors)]
-        ax.scatter(r["compute_s"], r["heldout_percentile"], s=60, color=c, marker="o", label=arm)
-        ax.scatter(r["compute_s"], r["dsbench_rpg"], s=60, color=c, marker="^")
-        ax2.plot([h["update"] for h in r["curve"]], [h["reward_mean"] for h in r["curve"]], color=c, label=arm)
-    u = results["untrained"]
-    ax.axhline(u["heldout_percentile"], color="grey", ls=":", label="untrained")
-    ax.axhline(u["dsbench_rpg"], color="grey", ls=":")
-    ax.set_xscale("log")
-    ax.set_xlabel("training compute (CPU-seconds, log scale)")
-    ax.set_ylabel("● MLE-Dojo held-out percentile   ▲ DSBench RPG")
-    ax.set_title("held-out score against training compute")
+        pts = s["curve"]["points"]
+        x = [max(p["compute_s"], 1e-3) for p in pts]
+        ax.plot(x, [p["mean"] for p in pts], "o-", color=c, label=arm)
+        if all(p["lo"] is not None for p in pts):
+            ax.fill_between(x, [p["lo"] for p in pts], [p["hi"] for p in pts], color=c, alpha=0.15)
+        curves = [r[arm]["train_curve"] for r in runs.values() if r[arm].get("train_curve")]
+        if curves:
+            n = min(len(cv) for cv in curves)
+            ax2.plot(range(n), np.mean([[h["reward_mean"] for h in cv[:n]] for cv in curves], axis=0), color=c, label=arm)
+    real = results["summary"]["real"]["heldout"]["mean"]
+    ax.axhline(real, color="grey", ls=":", label="real GRPO, final")
+    ax.axhline(results["untrained"]["heldout"]["mean"], color="black", ls="--", lw=0.8, label="untrained")
+    ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlabel("cumulative training compute (CPU-seconds)")
+    ax.set_ylabel("held-out score (real execution)")
+    n = len(runs)
+    ax.set_title(f"held-out score against compute ({n} seed{'s' if n > 1 else ''}; band: 95% interval)")
     ax.legend(fontsize=8)
     ax2.set_xlabel("policy update")
     ax2.set_ylabel("mean training reward (real or debiased)")
-    ax2.set_title("training curves")
+    ax2.set_title("training reward (mean over seeds)")
     ax2.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

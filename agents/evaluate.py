@@ -1,74 +1,29 @@
-"""Real-execution evaluation of a policy on every task of an env, exact where the policy allows.
+"""Real-execution evaluation of policies on every task of an env, exact where the policy allows.
 
 A policy with a finite action set per task (``distribution(info) -> (probs, actions)``, e.g.
-``TemplatePolicy``) is evaluated exactly: each of its programs runs once per task, and
+``TemplatePolicy``) is evaluated exactly; any other policy (e.g. ``ComposerPolicy``, whose program
+space is too large to enumerate) by its greedy program and ``samples`` sampled ones:
 
-    expected score = Σ_a π(a | task) · reward(a, task),     greedy score = reward(argmax π, task).
+    expected = Σ_a π(a | task) · reward(a, task)            (exact)
+             ≈ (1/K) Σ_k reward(a_k, task),  a_k ~ π(·|task)  (sampled; unbiased)
+    greedy   = reward(argmax π, task)
 
-Programs are deterministic (seeded models), so an outcome is cached on disk by task content and
-program hash: arms that share programs, and later runs, never execute one twice. Any other policy is
-evaluated by its greedy action (``act_greedy``).
+The k-th sample of a task uses the random stream ``(seed, task index, k)`` for every policy, so
+policies compared in one evaluation share their random numbers (paired estimates). Outcomes come
+from an :class:`~agents.replay.OutcomeStore`: a program is run at most once per task, by any
+policy, arm or later run.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import tempfile
-import threading
 from collections.abc import Callable
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 from tqdm.auto import tqdm
 
 from agents.grpo import EnvPool
-from wmrl_envs.mle.build import cache_dir
-
-
-class OutcomeCache:
-    """``key -> reward`` in a JSON file, written atomically after every new outcome."""
-
-    def __init__(self, path: str | os.PathLike | None) -> None:
-        self.path = None if path is None else Path(path)
-        self._data: dict[str, float] = {}
-        self._lock = threading.Lock()
-        if self.path is not None and self.path.exists():
-            self._data = json.loads(self.path.read_text())
-
-    def get(self, key: str) -> float | None:
-        return self._data.get(key)
-
-    def put(self, key: str, reward: float) -> None:
-        with self._lock:
-            self._data[key] = float(reward)
-            if self.path is None:
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".outcomes-")
-            with os.fdopen(fd, "w") as f:
-                json.dump(self._data, f)
-            os.replace(tmp, self.path)
-
-
-def default_cache(env_id: str) -> OutcomeCache:
-    return OutcomeCache(cache_dir() / "outcomes" / f"{env_id.replace('/', '_')}.json")
-
-
-def _task_key(env: gym.Env, task_id: str) -> str:
-    """Changes when the task's answers or leaderboard change (a rebuilt board re-scores)."""
-    task = env.unwrapped.tasks[task_id]
-    h = hashlib.sha256(task.answers_path.read_bytes())
-    for p in task.board_paths:
-        h.update(Path(p).read_bytes())
-    h.update(env.unwrapped.reward_mode.encode())
-    return f"{task_id}:{h.hexdigest()[:16]}"
-
-
-def _outcome_key(task_key: str, program: str) -> str:
-    return f"{task_key}:{hashlib.sha256(program.encode()).hexdigest()[:16]}"
+from agents.replay import OutcomeStore, ReplayWrapper, action_key, task_key
 
 
 class _Scripted:
@@ -81,57 +36,67 @@ class _Scripted:
         return self.programs[info["group"]], None
 
 
+def plan(policy, info: dict, samples: int, rng_of: Callable[[int], np.random.Generator]) -> tuple[np.ndarray, list[str], str]:
+    """``(weights, programs, greedy program)``: expected score = weights · rewards(programs)."""
+    if hasattr(policy, "distribution"):
+        probs, programs = policy.distribution(info)
+        probs = np.asarray(probs, dtype=np.float64)
+        return probs, list(programs), programs[int(np.argmax(probs))]
+    greedy, _ = policy.act_greedy(None, info)
+    drawn = [policy.sample(None, info, rng_of(k))[0] for k in range(samples)]
+    if not drawn:
+        return np.ones(1), [greedy], greedy
+    return np.full(len(drawn), 1.0 / len(drawn)), drawn, greedy
+
+
 def evaluate_policies(
     make_env: Callable[[], gym.Env],
     policies: dict[str, object],
     workers: int = 2,
-    cache: OutcomeCache | None = None,
+    store: OutcomeStore | None = None,
     progress: bool = True,
+    samples: int = 4,
+    seed: int = 0,
 ) -> dict[str, dict]:
     """Expected and greedy real-execution reward of each policy on every task of ``make_env()``.
 
     Returns ``{name: {"expected": mean, "greedy": mean, "per_task": {task: {...}}}}`` plus, under
-    the key ``"_executions"``, how many programs had to run (the rest came from the cache).
+    the key ``"_executions"``, how many programs had to run (the rest came from ``store``).
     """
-    cache = cache or OutcomeCache(None)
-    envs = [make_env() for _ in range(workers)]
+    store = store if store is not None else OutcomeStore(None)
+    envs = [ReplayWrapper(make_env(), store) for _ in range(workers)]
     try:
         base = envs[0]
-        contexts = {}
-        for t in base.unwrapped.task_ids:
-            _, info = base.reset(options={"task_id": t})
-            contexts[t] = info
-        keys = {t: _task_key(base, t) for t in contexts}
-        plans: dict[str, dict[str, tuple[np.ndarray, list[str]]]] = {}
-        needed: dict[str, tuple[str, str]] = {}  # cache key -> (task, program)
-        for name, policy in policies.items():
-            plans[name] = {}
-            for t, info in contexts.items():
-                if hasattr(policy, "distribution"):
-                    probs, programs = policy.distribution(info)
-                else:
-                    program, _ = policy.act_greedy(None, info)
-                    probs, programs = np.ones(1), [program]
-                plans[name][t] = (np.asarray(probs, dtype=np.float64), list(programs))
-                for prog in programs:
-                    k = _outcome_key(keys[t], prog)
-                    if cache.get(k) is None:
+        contexts = {t: base.reset(options={"task_id": t})[1] for t in base.unwrapped.task_ids}
+        keys = {t: task_key(base.env, t) for t in contexts}
+        plans = {
+            name: {t: plan(policy, info, samples, lambda k, i=i: np.random.default_rng([seed, i, k]))
+                   for i, (t, info) in enumerate(contexts.items())}
+            for name, policy in policies.items()
+        }
+        needed: dict[str, tuple[str, str]] = {}  # store key -> (task, program)
+        for per_task in plans.values():
+            for t, (_, programs, greedy) in per_task.items():
+                for prog in [*programs, greedy]:
+                    k = action_key(keys[t], prog)
+                    if store.get(k) is None:
                         needed[k] = (t, prog)
         jobs = [(t, k, 0) for k, (t, _) in needed.items()]
         with tqdm(total=len(jobs), desc="evaluating programs", disable=not progress, leave=False) as bar:
-            episodes = EnvPool(envs).run(jobs, _Scripted({k: p for k, (_, p) in needed.items()}), bar)
-        for (_, k, _), ep in zip(jobs, episodes):
-            cache.put(k, ep.reward)
+            EnvPool(envs).run(jobs, _Scripted({k: p for k, (_, p) in needed.items()}), bar)
     finally:
         for e in envs:
             e.close()
 
+    def reward(t: str, prog: str) -> float:
+        return float(store.get(action_key(keys[t], prog))["reward"])
+
     out: dict[str, dict] = {"_executions": {"programs_run": len(jobs)}}
-    for name, plan in plans.items():
-        per_task = {}
-        for t, (probs, programs) in plan.items():
-            rewards = np.array([cache.get(_outcome_key(keys[t], p)) for p in programs])
-            per_task[t] = {"expected": float(probs @ rewards), "greedy": float(rewards[int(np.argmax(probs))])}
+    for name, per_task_plan in plans.items():
+        per_task = {
+            t: {"expected": float(w @ np.array([reward(t, p) for p in programs])), "greedy": reward(t, greedy)}
+            for t, (w, programs, greedy) in per_task_plan.items()
+        }
         out[name] = {
             "expected": float(np.mean([v["expected"] for v in per_task.values()])),
             "greedy": float(np.mean([v["greedy"] for v in per_task.values()])),

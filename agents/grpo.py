@@ -61,6 +61,8 @@ class Episode:
     wm_failures: int = 0  # steps whose world-model prediction failed (info["wm_failure"])
     residual: float | None = None  # an anchor pair's real - f(wm score) (info["mixing"])
     calibrated: bool = False  # whether the debiasing map was active when the episode ended
+    wm_score: float | None = None  # the world model's raw score of the episode (info["mixing"])
+    status: str | None = None  # the env's last info["status"] (e.g. "ok", "run_failed")
     cost: dict = field(default_factory=lambda: dict.fromkeys(COST_KEYS, 0.0))
 
 
@@ -87,7 +89,9 @@ def run_episode(
             ep.anchor = bool(mixing["anchor"])
             ep.residual = mixing.get("residual")
             ep.calibrated = bool(mixing.get("calibrated"))
+            ep.wm_score = mixing.get("wm_raw")
     ep.score = info.get("score")
+    ep.status = info.get("status")
     return ep
 
 
@@ -188,6 +192,7 @@ class GRPOTrainer:
         self.progress = progress
         self.update_idx = 0
         self.totals = {**dict.fromkeys(COST_KEYS, 0.0), "update_s": 0.0, "episodes": 0, "real_episodes": 0}
+        self.anchor_pairs: list[tuple[float, float, bool]] = []  # (world-model score, real reward, run ok)
         self._tb = None
 
     # -- one update ---------------------------------------------------------------------------
@@ -220,6 +225,8 @@ class GRPOTrainer:
         self.totals["update_s"] += update_s
         self.totals["episodes"] += len(episodes)
         self.totals["real_episodes"] += sum(e.real for e in episodes)
+        self.anchor_pairs += [(e.wm_score, e.reward, e.status == "ok") for e in episodes
+                              if e.anchor and e.wm_score is not None]
         scores = [e.score for e in episodes if e.score is not None]
         metrics = {
             "update": self.update_idx,
@@ -282,6 +289,7 @@ class GRPOTrainer:
         return {
             "update": self.update_idx,
             "totals": dict(self.totals),
+            "anchor_pairs": self.anchor_pairs,
             "weighter": self.weighter.state_dict(),
             "policy": self.policy.state_dict(),
             "mixing": [s.state_dict() for s in self._mixing_states()],
@@ -290,6 +298,7 @@ class GRPOTrainer:
     def load_state_dict(self, state: dict) -> None:
         self.update_idx = int(state["update"])
         self.totals = dict(state["totals"])
+        self.anchor_pairs = [tuple(p) for p in state.get("anchor_pairs", [])]
         self.weighter.load_state_dict(state["weighter"])
         self.policy.load_state_dict(state["policy"])
         for s, saved in zip(self._mixing_states(), state.get("mixing", [])):

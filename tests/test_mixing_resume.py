@@ -79,3 +79,30 @@ def test_a_killed_run_resumes_exactly(tmp_path):
         assert 0 < start <= len(before) + 1 or kill_after == 1, (kill_after, start)  # the last snapshot
         assert after == reference[start:], kill_after  # same anchors and rewards
         assert resumed_final == final, kill_after  # same counts, weights, monitor, rate
+
+
+def test_the_snapshot_holds_every_finished_episode(tmp_path):
+    """The issue's case: 6 groups of 4 episodes at anchor rate 0.3, then a restart. The restored
+    state must be the state after episode 24, not the last anchor pair's or group start's."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_mixing_state import Drift, progress
+
+    from wmrl_envs.mixing import MixingConfig
+    from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
+
+    cfg = MixingConfig(anchor_rate=0.3, seed=1, min_pairs=4)
+    path = tmp_path / "state.json"
+    env = MixedRewardWrapper(Drift(), progress, state_path=path, real_score="return",
+                             return_range=(-20.0, 0.0), config=cfg)
+    for e in range(24):
+        env.reset(seed=e, options={"group": f"g{e // 4}"})
+        done = False
+        while not done:
+            _, _, t, tr, _ = env.step(np.array([0.2], np.float32))
+            done = t or tr
+    live = env.state.state_dict()
+    restored = MixingState(cfg, state_path=path).state_dict()  # a new process's view: read from disk
+    assert live["counts"]["episodes"] == 24
+    assert {k: v for k, v in restored.items() if k != "debiaser"} == {k: v for k, v in live.items() if k != "debiaser"}

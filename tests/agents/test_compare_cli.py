@@ -1,10 +1,14 @@
+"""`wmrl compare`: bad input is one line, seeds give intervals and paired differences, curves carry
+compute, a killed run resumes without re-running finished work, replays are charged."""
+
 import json
-from pathlib import Path
 
 import pytest
 
-from agents.compare import Budget, plot, table
+from agents.compare import Budget, compare, plot, summarize, table
 from wmrl_envs.cli import main
+
+TASKS = {"train": ["concrete-strength", "employee-attrition"], "heldout": ["penguins"]}
 
 
 @pytest.mark.parametrize(
@@ -13,34 +17,80 @@ from wmrl_envs.cli import main
         (["--budget", "-1"], "--budget must be a positive number"),
         (["--arms", "wmrl"], "arms must include 'real'"),
         (["--arms", "real,magic"], "arms must include 'real'"),
+        (["--seeds", "0"], "--seeds must be at least 1"),
+        (["--agent", "oracle"], "unknown agent 'oracle'"),
+        (["--eval-every", "0"], "eval_every must be >= 1"),
+        (["--world-model", "oracle"], "unknown world model 'oracle'"),
+        (["--min-rate", "0.6", "--max-rate", "0.5", "--adaptive"], "min_rate"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(argv, message, capsys):
-    assert main(["compare", *argv]) == 2
+    assert main(["compare", "--quiet", *argv]) == 2
     err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
-def test_budget_scales_updates():
+def test_budget_scales_updates_and_places_checkpoints():
     assert Budget().scaled(0.5).updates == 10
     assert Budget().scaled(0.01).updates == 1
+    assert Budget(updates=20, eval_every=10).checkpoints() == [0, 10, 20]
+    assert Budget(updates=7, eval_every=3).checkpoints() == [0, 3, 6, 7]
+    with pytest.raises(ValueError, match="cannot train"):
+        Budget(group_size=1)
 
 
-def test_table_and_plot_from_committed_results(tmp_path):
-    results = json.loads((Path(__file__).parents[2] / "docs" / "compare_results.json").read_text())
-    text = table(results)
-    assert "wmrl-no-debias" in text and "compute_ratio" in text
-    plot(results, tmp_path / "c.png")
+def _fake_run(offset: float, compute: float) -> dict:
+    curve = [{"update": u, "compute_s": compute * u / 2, "heldout": 0.2 + offset * u / 2, "heldout_greedy": 0.3}
+             for u in (0, 1, 2)]
+    return {"heldout": curve[-1]["heldout"], "heldout_greedy": 0.3, "real_executions": 10, "compute_s": compute,
+            "curve": curve, "train_curve": [{"update": 0, "reward_mean": 0.1}, {"update": 1, "reward_mean": 0.2}],
+            "wm_fidelity": {"pairs": 8, "auc_ok": 0.9, "spearman": 0.5}}
+
+
+def test_summary_table_and_plot_from_synthetic_runs(tmp_path):
+    runs = {s: {"real": _fake_run(0.3 + 0.01 * s, 100.0), "wmrl": _fake_run(0.28 + 0.01 * s, 20.0)} for s in range(3)}
+    res = summarize(runs, ("real", "wmrl"))
+    s = res["summary"]
+    assert s["real"]["heldout"]["mean"] == pytest.approx(0.51)
+    assert s["wmrl"]["vs_real"]["heldout"]["mean"] == pytest.approx(-0.02)
+    assert s["wmrl"]["vs_real"]["heldout"]["hi"] - s["wmrl"]["vs_real"]["heldout"]["lo"] < 1e-9  # same offset each seed
+    assert s["wmrl"]["compute_ratio"] == pytest.approx(5.0)
+    assert s["wmrl"]["compute_to_reach_real"] is None and s["real"]["compute_to_reach_real"] == pytest.approx(100.0)
+    text = table(res)
+    assert "untrained" in text and "Δheldout vs real" in text and "[" in text
+    plot(res, tmp_path / "c.png")
     assert (tmp_path / "c.png").stat().st_size > 10_000
 
 
-def test_compare_refuses_an_unknown_world_model_before_training(capsys):
-    assert main(["compare", "--world-model", "oracle", "--quiet"]) == 2
-    assert "unknown world model 'oracle'" in capsys.readouterr().err
+@pytest.mark.slow
+def test_two_seeds_resume_and_replay(tmp_path):
+    kw = dict(agent="template", budget=Budget(updates=2, group_size=2, groups_per_update=2, eval_every=1),
+              seeds=2, arms=("real", "wmrl"), dsbench=False, cache=tmp_path / "cache", out=tmp_path / "out",
+              tasks=TASKS, progress=False, workers=2)
+    first = compare(**kw)
+    runs = first["runs"]
+    for seed in ("0", "1"):
+        for arm in ("real", "wmrl"):
+            curve = runs[seed][arm]["curve"]
+            assert [p["update"] for p in curve] == [0, 1, 2]
+            assert curve[0]["compute_s"] == 0 and curve[2]["compute_s"] >= curve[1]["compute_s"] > 0
+        assert runs[seed]["real"]["real_executions"] == 8
+        assert runs[seed]["wmrl"]["real_executions"] < 8
+        assert runs[seed]["wmrl"]["wm_fidelity"]["pairs"] == runs[seed]["wmrl"]["real_executions"]
+    # Both arms start from the same policy: the same untrained score, paired across arms.
+    assert runs["0"]["real"]["curve"][0]["heldout"] == runs["0"]["wmrl"]["curve"][0]["heldout"]
+    assert first["summary"]["wmrl"]["vs_real"]["heldout"]["n"] == 2
+    assert (tmp_path / "out" / "compare.png").exists()
 
-
-def test_compare_refuses_contradictory_anchor_rates(capsys):
-    assert main(["compare", "--adaptive", "--min-rate", "0.6", "--max-rate", "0.2", "--quiet"]) == 2
-    assert "min_rate" in capsys.readouterr().err
-    assert main(["compare", "--anchor-rate", "1.5", "--quiet"]) == 2
-    assert "anchor_rate" in capsys.readouterr().err
+    # Kill seed 1's wmrl arm after its first checkpoint: resume finishes it without re-running anything.
+    arm_dir = tmp_path / "out" / "seed1" / "wmrl"
+    (arm_dir / "result.json").unlink()
+    lines = (arm_dir / "curve.jsonl").read_text().splitlines()
+    (arm_dir / "curve.jsonl").write_text("\n".join(lines[:2]) + "\n")
+    table_file = tmp_path / "cache" / "WMRL_MLEDojo-v0.jsonl"
+    executed = len(table_file.read_text().splitlines())
+    again = compare(**kw)
+    assert len(table_file.read_text().splitlines()) == executed  # nothing ran twice
+    assert again["runs"]["1"]["wmrl"]["heldout"] == runs["1"]["wmrl"]["heldout"]
+    assert again["runs"]["1"]["wmrl"]["compute_s"] == pytest.approx(runs["1"]["wmrl"]["compute_s"])
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["summary"]["real"]["heldout"]["n"] == 2

@@ -4,7 +4,8 @@ import gymnasium as gym
 import pytest
 
 import wmrl_envs  # noqa: F401
-from agents.evaluate import OutcomeCache, evaluate_policies
+from agents.evaluate import evaluate_policies
+from agents.replay import OutcomeStore
 from agents.grpo import GRPOTrainer
 from agents.template import TemplatePolicy
 
@@ -26,7 +27,7 @@ def test_grpo_improves_heldout_percentile_over_untrained(tmp_path, monkeypatch):
         lambda: gym.make("WMRL/MLEDojo-v0", split="heldout", tasks=HELDOUT),
         {"untrained": TemplatePolicy(seed=0), "trained": trained},
         workers=2,
-        cache=OutcomeCache(tmp_path / "outcomes.json"),
+        store=OutcomeStore(tmp_path / "outcomes.jsonl"),
         progress=False,
     )
     # Both policies share one table: 3 tasks x 22 recipes, each run once.

@@ -12,8 +12,8 @@ One state serves many env copies and many processes:
   its index within the group: a run resumed after a crash that replays episodes finds their ids
   in the log and adds nothing twice.
 - The rest (anchor decisions, counts, open groups, weights, monitor, controller) is a snapshot
-  written atomically to ``state_path`` after every anchor pair and when a new group key begins
-  (before it is counted). Each write is a consistent cut at an episode boundary: its
+  written atomically to ``state_path`` after every finished episode and when a new group key
+  begins (before it is counted). Each write is a consistent cut at an episode boundary: its
   ``counts["episodes"]`` is the number of finished episodes, so a run that resumes at that episode
   (a trainer at its step) repeats the anchor decisions, counts and rewards of an uninterrupted
   one. The one gap is a kill between a pair's log line and the snapshot after it: the replayed
@@ -247,8 +247,7 @@ class MixingState:
                 if self._ingest((f"{key}#{episode}", float(wm_score), float(real))):
                     self.monitor.update(float(wm_score), f_s, float(real))
             self.open_groups.setdefault(key, []).append(_Member(float(reward), residual, calibrated))
-            if residual is not None:
-                self.save()
+            self.save()  # every finished episode: a restart resumes after it, not at an older cut
             return residual
 
     def normalised_return(self, episode_return: float, given: tuple[float, float] | None) -> float:
