@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents.compare import AGENTS, ARMS
+from agents.compare import AGENTS, ARMS, GUARD
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--agent", default="composer",
                    help=f"the policy to train: {', '.join(AGENTS)} (default: %(default)s; see the README for why)")
     p.add_argument("--env", default="WMRL/MLEDojo-v0", help="the training env id (text envs)")
-    p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS}")
+    p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS} (and {GUARD})")
     p.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
     p.add_argument("--eval-every", type=int, default=10, help="updates between held-out evaluations (curve points; default: 10)")
     p.add_argument("--eval-samples", type=int, default=4,

@@ -17,6 +17,8 @@ Arms:
     wmrl             MixedRewardWrapper (world model, MixingConfig) + inverse-variance weights
     wmrl-no-debias   the same without Online Debiasing (raw world-model scores)
     wmrl-no-denoise  the same with pooled GRPO weights instead of inverse-variance ones
+    wmrl-guard       (only when asked) full WMRL with the reward-hacking guard: the anchor rate
+                     follows the exploitation monitor, overrated score bands are shrunk
 
 Across seeds, tables give the mean and 95% interval, and each arm's difference to ``real`` as a
 paired interval (``agents/stats.py``). A run writes everything under ``out`` as it goes and resumes
@@ -43,6 +45,7 @@ from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
 
 ARMS = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
+GUARD = "wmrl-guard"  # optional arm: adaptive anchoring + shrinkage of overrated bands (#15)
 AGENTS = ("composer", "template")
 
 
@@ -162,7 +165,8 @@ def _train_envs(study: Study, arm: str, seed: int, log_dir: Path | None) -> tupl
     weighting = "pooled" if arm == "wmrl-no-denoise" else "energy"
     if arm != "real":
         wm = make_world_model(study.world_model) if isinstance(study.world_model, str) else study.world_model
-        config = MixingConfig.make(study.mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias")
+        guard = {"adaptive": True, "shrink_overrated": True} if arm == GUARD else {}
+        config = MixingConfig.make(study.mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias", **guard)
         state = MixingState(config, state_path=None if log_dir is None else log_dir / "mixing.json")
         envs = [MixedRewardWrapper(e, wm, state=state) for e in envs]
     return envs, weighting
@@ -234,9 +238,9 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
 
 
 def _check(arms: Sequence[str], seeds: Sequence[int], agent) -> None:
-    unknown = [a for a in arms if a not in ARMS]
+    unknown = [a for a in arms if a not in (*ARMS, GUARD)]
     if unknown or "real" not in arms:
-        raise ValueError(f"arms must include 'real' and come from {ARMS}; got {list(arms)}")
+        raise ValueError(f"arms must include 'real' and come from {(*ARMS, GUARD)}; got {list(arms)}")
     if not seeds:
         raise ValueError("--seeds must be at least 1")
     if not callable(agent) and agent not in AGENTS:

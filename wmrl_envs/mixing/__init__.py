@@ -8,6 +8,7 @@ from .denoise import InverseVarianceWeights, Weights, group_advantages, weighted
 from .isotonic import pav_fit, sklearn_fit
 from .mixer import MixResult, RewardMixer
 from .monitor import ExploitationMonitor
+from .regions import RegionShrinkage
 
 __all__ = [
     "AnchorRateController",
@@ -17,6 +18,7 @@ __all__ = [
     "MixResult",
     "MixingConfig",
     "OnlineDebiaser",
+    "RegionShrinkage",
     "RewardMixer",
     "Weights",
     "group_advantages",

@@ -36,6 +36,13 @@ class MixingConfig:
     adaptive: bool = field(default=False, metadata={"help": "adapt the anchor rate to the exploitation monitor (False: the paper's fixed rate)"})
     min_rate: float = field(default=0.05, metadata={"help": "lowest adaptive anchor rate, in (0, 1]"})
     max_rate: float = field(default=0.5, metadata={"help": "highest adaptive anchor rate, in (0, 1], >= min_rate"})
+    adapt_every: int = field(default=16, metadata={"help": "completed groups between two moves of the adaptive rate"})
+    monitor_recent: int = field(default=64, metadata={"help": "anchor pairs in the monitor's recent window (the current policy)"})
+    monitor_reference: int = field(default=64, metadata={"help": "first anchor pairs of the run: the monitor's reference window"})
+    monitor_min_pairs: int = field(default=16, metadata={"help": "recent pairs before the monitor gives a verdict; in [4, both windows]"})
+    monitor_confidence: float = field(default=0.95, metadata={"help": "confidence of the monitor's and the shrinkage's intervals, in (0, 1)"})
+    shrink_overrated: bool = field(default=False, metadata={"help": "shrink world-model rewards in score bands the recent anchors show overrated (mixing/regions.py)"})
+    shrink_bands: int = field(default=5, metadata={"help": "equal bands of the debiased score for shrink_overrated; >= 1"})
 
     def __post_init__(self) -> None:
         _check(0.0 < self.anchor_rate <= 1.0, "anchor_rate", "must lie in (0, 1]", self.anchor_rate)
@@ -51,6 +58,12 @@ class MixingConfig:
         _check(0.0 < self.min_rate <= 1.0, "min_rate", "must lie in (0, 1]", self.min_rate)
         _check(0.0 < self.max_rate <= 1.0, "max_rate", "must lie in (0, 1]", self.max_rate)
         _check(self.min_rate <= self.max_rate, "min_rate", f"must not exceed max_rate={self.max_rate}", self.min_rate)
+        _check(self.adapt_every >= 1, "adapt_every", "must be at least 1", self.adapt_every)
+        _check(4 <= self.monitor_min_pairs <= min(self.monitor_recent, self.monitor_reference), "monitor_min_pairs",
+               f"must lie in [4, min(monitor_recent={self.monitor_recent}, monitor_reference={self.monitor_reference})]",
+               self.monitor_min_pairs)
+        _check(0.0 < self.monitor_confidence < 1.0, "monitor_confidence", "must lie in (0, 1)", self.monitor_confidence)
+        _check(self.shrink_bands >= 1, "shrink_bands", "must be at least 1", self.shrink_bands)
         if self.adaptive:
             _check(self.min_rate <= self.anchor_rate <= self.max_rate, "anchor_rate",
                    f"(the starting adaptive rate) must lie in [min_rate={self.min_rate}, max_rate={self.max_rate}]",

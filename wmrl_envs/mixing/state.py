@@ -44,6 +44,7 @@ from .controller import AnchorRateController
 from .debias import OnlineDebiaser
 from .denoise import InverseVarianceWeights, Weights, weighted_advantages
 from .monitor import ExploitationMonitor
+from .regions import RegionShrinkage
 
 log = logging.getLogger(__name__)
 
@@ -136,8 +137,13 @@ class MixingState:
         self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
         self.debiaser = OnlineDebiaser(c.window, c.min_pairs)
         self.weighter = InverseVarianceWeights(c.ema, c.weighting)
-        self.monitor = ExploitationMonitor()
-        self.controller = AnchorRateController(c.anchor_rate, c.min_rate, c.max_rate) if c.adaptive else None
+        self.monitor = ExploitationMonitor(c.monitor_recent, c.monitor_reference, c.monitor_min_pairs,
+                                           confidence=c.monitor_confidence)
+        self.controller = (AnchorRateController(c.anchor_rate, c.min_rate, c.max_rate, c.adapt_every)
+                           if c.adaptive else None)
+        self.shrinkage = (RegionShrinkage(c.shrink_bands, confidence=c.monitor_confidence)
+                          if c.shrink_overrated else None)
+        self._overrated: tuple[int, dict] = (-1, {})  # (monitor pairs when computed, overrated bands)
         self.debias = c.debias
         self.state_path = None if state_path is None else Path(state_path)
         self.pairs = None if self.state_path is None else PairLog(f"{self.state_path}.pairs.jsonl")
@@ -221,10 +227,23 @@ class MixingState:
         return self.pairs.appended
 
     def transform(self, s: float) -> float:
-        """The debiased world-model score (pairs other processes added are read first)."""
+        """The reward of a world-model score: debiased, then shrunk if its band is overrated
+        (``shrink_overrated``). Pairs other processes added are read first."""
         with self.lock:
             self._ingest()
-            return float(self.debiaser.transform([s])[0]) if self.debias else s
+            f = self._debiased(s)
+            return f if self.shrinkage is None else self.shrinkage.adjust(f, self.overrated_bands())
+
+    def _debiased(self, s: float) -> float:
+        return float(self.debiaser.transform([s])[0]) if self.debias else float(s)
+
+    def overrated_bands(self) -> dict[int, dict]:
+        """The score bands recent anchors show overrated (recomputed when a pair arrives)."""
+        if self.shrinkage is None:
+            return {}
+        if self._overrated[0] != self.monitor.n_pairs:
+            self._overrated = (self.monitor.n_pairs, self.shrinkage.overrated(self.monitor.recent))
+        return self._overrated[1]
 
     def end_episode(
         self, key: str, reward: float, wm_score: float | None, real: float | None, episode: str | None = None
@@ -239,7 +258,8 @@ class MixingState:
             residual = None
             calibrated = self.debias and self.debiaser.active
             if real is not None and wm_score is not None:
-                f_s = self.transform(float(wm_score))
+                self._ingest()
+                f_s = self._debiased(float(wm_score))  # the map's value, unshrunk: what the monitor judges
                 residual = float(real) - f_s
                 if episode is None:
                     episode = str(self.episodes_of.get(key, 0))
@@ -286,6 +306,7 @@ class MixingState:
                 **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm,
                                          "D_W": w.residual_wm, "w_floored": w.floored}),
                 "monitor": self.monitor.report(),
+                **({} if self.shrinkage is None else {"overrated_bands": self.overrated_bands()}),
             }
 
     def monitor_summary(self) -> dict:

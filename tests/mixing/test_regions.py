@@ -1,0 +1,62 @@
+"""Region shrinkage: only bands the recent anchors show overrated move, by the documented amount."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wmrl_envs.mixing import MixingConfig, RegionShrinkage
+from wmrl_envs.mixing.state import MixingState
+
+
+def test_an_overrated_band_is_found_and_shrunk_by_the_formula():
+    rs = RegionShrinkage(bands=5, min_pairs=4, n0=8.0, confidence=0.95)
+    pairs = [(0.9, 0.9, 0.05)] * 12 + [(0.3, 0.3, 0.32)] * 12
+    bands = rs.overrated(pairs)
+    assert list(bands) == [4]
+    b = bands[4]
+    assert b["n"] == 12 and b["residual"] == pytest.approx(-0.85)
+    assert b["bound"] == pytest.approx(-0.85 + 2 * math.sqrt(math.log(2 / 0.05) / 24))
+    assert b["lambda"] == pytest.approx(12 / 20)
+    assert rs.adjust(0.9, bands) == pytest.approx(0.9 - 0.6 * 0.85)
+    assert rs.adjust(0.3, bands) == 0.3  # a band without evidence keeps its reward
+
+
+def test_too_few_pairs_or_an_interval_that_reaches_zero_change_nothing():
+    rs = RegionShrinkage(min_pairs=4)
+    assert rs.overrated([(0.9, 0.9, 0.0)] * 3) == {}  # 3 < min_pairs
+    assert rs.overrated([(0.9, 0.9, 0.8)] * 40) == {}  # -0.1 with 40 pairs: bound 0.33 > 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=20, max_size=120), st.integers(0, 2**31))
+def test_a_calibrated_world_model_keeps_its_rewards(fs, seed):
+    rng = np.random.default_rng(seed)
+    pairs = [(f, f, float(np.clip(f + rng.uniform(-0.05, 0.05), 0, 1))) for f in fs]
+    rs = RegionShrinkage()
+    bands = rs.overrated(pairs)
+    assert all(rs.adjust(f, bands) == f for f in fs) or all(b["residual"] < -0.02 for b in bands.values())
+
+
+def test_mixing_state_pays_shrunk_rewards_and_reports_the_bands():
+    cfg = MixingConfig(min_pairs=4, shrink_overrated=True, debias=False, monitor_min_pairs=4)
+    state = MixingState(cfg)
+    for i in range(16):  # anchors: predicted 0.9, real 0.1
+        key = f"g{i}"
+        state.begin_episode(key)
+        state.end_episode(key, 0.1, 0.9, 0.1, episode="0")
+    assert state.transform(0.9) < 0.5 and state.transform(0.3) == pytest.approx(0.3)
+    assert 4 in state.stats()["overrated_bands"]
+    plain = MixingState(MixingConfig(min_pairs=4, debias=False))
+    assert plain.transform(0.9) == pytest.approx(0.9) and "overrated_bands" not in plain.stats()
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("monitor_min_pairs", 2, "monitor_min_pairs"), ("monitor_confidence", 1.0, "monitor_confidence"),
+    ("adapt_every", 0, "adapt_every"), ("shrink_bands", 0, "shrink_bands"),
+])
+def test_bad_guard_settings_name_the_field(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        MixingConfig(**{field: value})
