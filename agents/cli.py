@@ -21,9 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS} (and {GUARD})")
     p.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
     p.add_argument("--eval-every", type=int, default=10, help="updates between held-out evaluations (curve points; default: 10)")
-    p.add_argument("--eval-samples", type=int, default=4,
-                   help="sampled programs per held-out task for policies that cannot be enumerated (default: 4)")
-    p.add_argument("--no-dsbench", action="store_true", help="skip the final DSBench evaluation")
+    p.add_argument("--eval-samples", type=int, default=3,
+                   help="sampled programs per held-out task for policies that cannot be enumerated (default: 3)")
+    p.add_argument("--dsbench", action="store_true", help="also score every arm on WMRL/DSBench-v0 at the end")
+    p.add_argument("--time-limit", type=float, default=20.0,
+                   help="CPU-seconds a program may run in training and evaluation (default: %(default)s; the tasks' own: 60)")
     p.add_argument("--workers", type=int, default=None, help="sandboxes run at once (default: 2)")
     p.add_argument("--executor", default="auto", help="sandbox backend: auto, bwrap, docker, ray, local")
     p.add_argument("--out", default=None, help="write DIR/results.json and DIR/compare.png")
@@ -54,7 +56,8 @@ def _compare(args: argparse.Namespace) -> int:
             arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
             seeds=args.seeds,
             agent=args.agent,
-            dsbench=not args.no_dsbench,
+            dsbench=args.dsbench,
+            time_limit=args.time_limit,
             workers=args.workers,
             out=args.out,
             env_id=args.env,

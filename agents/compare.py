@@ -82,7 +82,7 @@ class Budget:
     group_size: int = 4
     groups_per_update: int = 4
     eval_every: int = 10
-    eval_samples: int = 4
+    eval_samples: int = 3
 
     def __post_init__(self) -> None:
         if self.updates < 1 or self.group_size < 2 or self.groups_per_update < 1:
@@ -259,8 +259,9 @@ def compare(
     env_kwargs: dict | None = None,
     progress: bool = True,
     mixing: MixingConfig | None = None,
-    dsbench: bool = True,
+    dsbench: bool = False,
     cache: str | Path | None = None,
+    time_limit: float | None = 20.0,
     tasks: dict[str, list[str]] | None = None,
 ) -> dict:
     """Train every arm over seeds, evaluate on held-out tasks (and DSBench), and return the results.
@@ -271,16 +272,22 @@ def compare(
     own, so a model that learns from anchors never carries one arm's pairs into another).
     ``cache``: the folder of the outcome tables (default: the user's shared ones).
     ``tasks``: task ids per split (``{"train": [...], "heldout": [...]}``) to use fewer tasks.
+    ``time_limit``: CPU-seconds a program may run (wall: 1.5×) in training and evaluation, in
+    place of the tasks' 60 s; None keeps the tasks' limits. Legitimate composer programs on these
+    tasks need at most ~8 s; the limit caps what a search far over budget burns.
     """
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     _check(arms, seeds, agent)
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"--time-limit must be a positive number of seconds, got {time_limit}")
+    limits = {} if time_limit is None else {"limits": {"cpu_s": float(time_limit), "wall_s": 1.5 * float(time_limit)}}
     b = budget if isinstance(budget, Budget) else Budget().scaled(budget)
     world_model = world_model or "static"
     if isinstance(world_model, str):
         from wmrl_envs.world_models.factory import check_spec
 
         check_spec(world_model)
-    study = Study(env_id, dict(env_kwargs or {}), agent, b, world_model, mixing, workers or 2,
+    study = Study(env_id, {**limits, **(env_kwargs or {})}, agent, b, world_model, mixing, workers or 2,
                   None if out is None else Path(out), progress, dsbench, None if cache is None else Path(cache),
                   dict(tasks or {}))
     t0 = time.perf_counter()
@@ -288,7 +295,8 @@ def compare(
     results = summarize(runs, arms)
     results.update(config={"env_id": env_id, "agent": agent if isinstance(agent, str) else getattr(agent, "__name__", repr(agent)), "seeds": seeds, "budget": asdict(b),
                            "world_model": world_model if isinstance(world_model, str) else type(world_model).__name__,
-                           "mixing": MixingConfig.make(mixing).to_dict(), "dsbench": dsbench},
+                           "mixing": MixingConfig.make(mixing).to_dict(), "dsbench": dsbench,
+                           "time_limit": time_limit},
                    wall_s=time.perf_counter() - t0,
                    outcome_table={e: {"entries": len(st), "hits": st.hits, "misses": st.misses}
                                   for e, st in study._stores.items()})

@@ -20,6 +20,7 @@ TASKS = {"train": ["concrete-strength", "employee-attrition"], "heldout": ["peng
         (["--seeds", "0"], "--seeds must be at least 1"),
         (["--agent", "oracle"], "unknown agent 'oracle'"),
         (["--eval-every", "0"], "eval_every must be >= 1"),
+        (["--time-limit", "0"], "--time-limit must be a positive number"),
         (["--world-model", "oracle"], "unknown world model 'oracle'"),
         (["--min-rate", "0.6", "--max-rate", "0.5", "--adaptive"], "min_rate"),
     ],
