@@ -137,6 +137,15 @@ class Study:
                                  self.progress, self.budget.eval_samples, seed)
 
 
+def program_limits(time_limit: float | None) -> dict:
+    """The env keyword arguments that cap a program at ``time_limit`` CPU-seconds (wall: 1.5×)."""
+    if time_limit is None:
+        return {}
+    if not time_limit > 0:
+        raise ValueError(f"--time-limit must be a positive number of seconds, got {time_limit}")
+    return {"limits": {"cpu_s": float(time_limit), "wall_s": 1.5 * float(time_limit)}}
+
+
 def _cost(totals: dict) -> dict:
     exec_cpu = totals["exec_cpu_s"] or totals["exec_s"]
     return {"real_executions": int(totals["real_episodes"]), "exec_cpu_s": exec_cpu, "wm_s": totals["wm_s"],
@@ -278,9 +287,7 @@ def compare(
     """
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     _check(arms, seeds, agent)
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"--time-limit must be a positive number of seconds, got {time_limit}")
-    limits = {} if time_limit is None else {"limits": {"cpu_s": float(time_limit), "wall_s": 1.5 * float(time_limit)}}
+    limits = program_limits(time_limit)
     b = budget if isinstance(budget, Budget) else Budget().scaled(budget)
     world_model = world_model or "static"
     if isinstance(world_model, str):

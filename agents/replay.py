@@ -8,8 +8,8 @@ charged exactly as if it had run. ``info["replayed"]`` says which steps came fro
 
     key(step) = task content hash : sha256(action_1) : ... : sha256(action_t)
 
-A task's content hash changes with its answers, its leaderboards and the env's reward mode, so a
-rebuilt board never serves stale rewards. The table is one JSON-lines file (one outcome per line,
+A task's content hash changes with its answers, its leaderboards, the env's reward mode and the
+run limits, so a rebuilt board or another time limit never serves stale rewards. The table is one JSON-lines file (one outcome per line,
 appended under an exclusive lock): a crash loses at most the line being written, and several
 processes can share it.
 """
@@ -97,7 +97,8 @@ def default_store(env_id: str) -> OutcomeStore:
 
 
 def task_key(env: gym.Env, task_id: str) -> str:
-    """Names a task's content: changes when its answers, boards or the env's reward mode change."""
+    """Names a task's content: changes when its answers, boards, the env's reward mode, turns or
+    the run limits change."""
     base = env.unwrapped
     task = base.tasks[task_id]
     h = hashlib.sha256(task.answers_path.read_bytes())
@@ -105,6 +106,7 @@ def task_key(env: gym.Env, task_id: str) -> str:
         h.update(Path(p).read_bytes())
     h.update(base.reward_mode.encode())
     h.update(str(base.max_turns).encode())
+    h.update(repr(base.limits_for(task)).encode())  # a time limit changes what a program scores
     return f"{task_id}:{h.hexdigest()[:16]}"
 
 

@@ -36,13 +36,14 @@ from _instruments import TableWorldModel, program_hash  # noqa: E402
 from _report import table, write_json  # noqa: E402
 
 import wmrl_envs  # noqa: E402,F401
-from agents.compare import ARMS, Budget, compare  # noqa: E402
+from agents.compare import ARMS, Budget, compare, program_limits  # noqa: E402
 from agents.evaluate import evaluate_policies  # noqa: E402
 from agents.pool import PoolPolicy, choice_of, uniform_pool  # noqa: E402
 from agents.replay import OutcomeStore, action_key, task_key  # noqa: E402
 from agents.stats import fmt, interval, paired  # noqa: E402
 
 ENV_ID = "WMRL/MLEDojo-v0"
+LIMITS = program_limits(20.0)  # the same per-program cap as `wmrl compare`
 TRAIN_TASKS = ["concrete-strength", "employee-attrition", "hpc-jobs", "seattle-weather"]
 # Output variants that write a broken submission (wrong ids, rows, types or classes, or a fallback).
 BLIND_OUTPUTS = ("wrong_type", "ids_range", "head50", "sorted", "wrong_class", "try_fallback")
@@ -66,7 +67,7 @@ class Table:
         self.programs: dict[str, list[str]] = {}
         self.summary = {}
         for split, ids in tasks.items():
-            make = lambda split=split, ids=ids: gym.make(ENV_ID, split=split, tasks=ids)  # noqa: E731
+            make = lambda split=split, ids=ids: gym.make(ENV_ID, split=split, tasks=ids, **LIMITS)  # noqa: E731
             policy = PoolPolicy(pool)
             res = evaluate_policies(make, {"pool": policy}, workers, store, progress=True, samples=0)
             env = make()
