@@ -155,8 +155,28 @@ class MixingState:
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
         self.lock = threading.RLock()
         if self.state_path is not None and self.state_path.exists():
-            self.load_state_dict(json.loads(self.state_path.read_text()), with_pairs=False)
+            self.load_state_dict(self._read_snapshot(), with_pairs=False)
         self._ingest()
+
+    def _read_snapshot(self) -> dict:
+        """The snapshot at ``state_path``; a corrupt one, or one another configuration wrote, is a
+        ``ValueError`` naming the path and the reason (a run never silently starts over)."""
+        path = self.state_path
+        try:
+            state = json.loads(path.read_text())
+            if not isinstance(state, dict) or "sampler" not in state:
+                raise ValueError("it is not a mixing-state snapshot")
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise ValueError(f"cannot resume from the mixing state {path}: {e}; "
+                             "move it away to start a new run") from None
+        saved = state.get("config")
+        if saved is not None:
+            mine = self.config.to_dict()
+            diff = [f"{k}={saved[k]!r} (this run: {mine[k]!r})" for k in mine if k in saved and saved[k] != mine[k]]
+            if diff:
+                raise ValueError(f"the mixing state {path} was written by another configuration: {', '.join(diff)}; "
+                                 "use the same MixingConfig or another state_path")
+        return state
 
     @classmethod
     def shared(cls, state_path: str | os.PathLike, config: MixingConfig | None = None, **overrides) -> MixingState:
@@ -317,6 +337,7 @@ class MixingState:
     def state_dict(self) -> dict:
         with self.lock:
             return {
+                "config": self.config.to_dict(),
                 "sampler": self.sampler.state_dict(),
                 "debiaser": self.debiaser.state_dict(),
                 "weighter": self.weighter.state_dict(),

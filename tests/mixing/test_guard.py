@@ -1,4 +1,5 @@
-"""Region shrinkage: only bands the recent anchors show overrated move, by the documented amount."""
+"""The guard's parts: region shrinkage (only bands the recent anchors show overrated move, by the
+documented amount), its settings, and a mixing state that refuses a foreign or corrupt snapshot."""
 
 import math
 
@@ -60,3 +61,19 @@ def test_mixing_state_pays_shrunk_rewards_and_reports_the_bands():
 def test_bad_guard_settings_name_the_field(field, value, message):
     with pytest.raises(ValueError, match=message):
         MixingConfig(**{field: value})
+
+
+def test_a_state_file_from_another_configuration_or_corrupt_is_refused(tmp_path):
+    path = tmp_path / "s.json"
+    state = MixingState(MixingConfig(anchor_rate=0.2), state_path=path)
+    state.begin_episode("g0")
+    state.end_episode("g0", 0.5, 0.4, None)
+    assert MixingState(MixingConfig(anchor_rate=0.2), state_path=path).counts["episodes"] == 1
+    with pytest.raises(ValueError, match=r"another configuration: anchor_rate=0.2 \(this run: 0.3\)"):
+        MixingState(MixingConfig(anchor_rate=0.3), state_path=path)
+    path.write_text("{corrupt")
+    with pytest.raises(ValueError, match="cannot resume from the mixing state .*s.json"):
+        MixingState(MixingConfig(anchor_rate=0.2), state_path=path)
+    path.write_text("[1, 2]")
+    with pytest.raises(ValueError, match="not a mixing-state snapshot"):
+        MixingState(MixingConfig(anchor_rate=0.2), state_path=path)
