@@ -82,20 +82,7 @@ class GaussianPolicy:
         return dist.log_prob(torch.from_numpy(actions)).sum(-1)
 
     def update(self, records: Sequence[Sequence[tuple]], advantages: np.ndarray) -> dict:
-        losses = []
-        for steps, adv in zip(records, advantages):
-            if not steps or adv == 0:
-                continue
-            obs = np.stack([o for o, _ in steps])
-            actions = np.stack([a for _, a in steps])
-            losses.append(-float(adv) * self.log_prob(obs, actions).mean())
-        if not losses:
-            return {"loss": 0.0, "std": float(self.log_std.exp().mean())}
-        loss = torch.stack(losses).sum() / len(records)
-        self.optimizer.zero_grad()
-        loss.backward()
-        self.optimizer.step()
-        return {"loss": float(loss), "std": float(self.log_std.exp().mean())}
+        return reinforce_step(self, records, advantages)
 
     def state_dict(self) -> dict:
         """JSON-serializable: the weights and optimizer state as a base64 torch archive."""
@@ -110,3 +97,24 @@ class GaussianPolicy:
         with torch.no_grad():
             self.log_std.copy_(saved["log_std"])
         self.optimizer.load_state_dict(saved["optimizer"])
+
+
+def reinforce_step(policy: Any, records: Sequence[Sequence[tuple]], advantages: np.ndarray) -> dict:
+    """One step of ``policy.optimizer`` on ``-(1/N) Σ_i A_i · mean_t log π(a_t | o_t)``.
+
+    ``records[i]`` are episode i's ``(observation features, action)`` steps; ``policy`` needs
+    ``log_prob(obs, actions)``, ``optimizer`` and ``log_std`` (a Gaussian head)."""
+    losses = []
+    for steps, adv in zip(records, advantages):
+        if not steps or adv == 0:
+            continue
+        obs = np.stack([o for o, _ in steps]).astype(np.float32)
+        actions = np.stack([a for _, a in steps]).astype(np.float32)
+        losses.append(-float(adv) * policy.log_prob(obs, actions).mean())
+    if not losses:
+        return {"loss": 0.0, "std": float(policy.log_std.exp().mean())}
+    loss = torch.stack(losses).sum() / len(records)
+    policy.optimizer.zero_grad()
+    loss.backward()
+    policy.optimizer.step()
+    return {"loss": float(loss), "std": float(policy.log_std.exp().mean())}

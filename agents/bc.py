@@ -1,0 +1,208 @@
+"""Behaviour cloning for WMRL/LIBERO-Long-v0: a task-conditioned Gaussian MLP policy, fitted by MSE
+on expert demonstrations (:mod:`agents.demos`) and then trainable by ``agents.grpo.GRPOTrainer``.
+
+Input: the state observation, standardised with the demonstrations' mean and std, followed by a
+one-hot of the libero_10 task index (``info["task_id"]``). Output: ``N(mlp(x), diag(exp(log_std))^2)``;
+``fit`` trains the mean, the learnable log-std starts at ``init_log_std``. ``update`` is the same
+policy-gradient step as :class:`agents.gaussian.GaussianPolicy`: one Adam step on
+``-(1/N) sum_i A_i * mean_t log pi(a_t | x_t)``.
+
+torch is imported when a policy is built, so ``import agents.bc`` works without it.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+DEFAULT_TASKS = 10
+
+
+def _flat(obs: Any, key: str | None) -> np.ndarray:
+    if isinstance(obs, dict):
+        if key is None:
+            raise ValueError(f"a dict observation needs obs_key=..., one of {sorted(obs)}")
+        obs = obs[key]
+    return np.asarray(obs, dtype=np.float32).reshape(-1)
+
+
+class BCPolicy:
+    """A task-conditioned Gaussian MLP policy (see the module docstring).
+
+    Args:
+        obs_dim: length of the flattened observation (151 for LIBERO ``"state"``).
+        n_tasks: size of the task one-hot (10 for libero_10).
+        act_dim: action dimension (7 for LIBERO).
+        hidden: hidden layer sizes.
+        init_log_std: initial log standard deviation of every action dimension.
+        lr: Adam learning rate of ``update`` (the GRPO step); ``fit`` takes its own.
+        seed: seeds the weight initialisation.
+        obs_key: for Dict observations, the entry to use (e.g. ``"state"``).
+    """
+
+    def __init__(
+        self,
+        obs_dim: int = 151,
+        n_tasks: int = DEFAULT_TASKS,
+        act_dim: int = 7,
+        hidden: Sequence[int] = (256, 256),
+        init_log_std: float = -1.5,
+        lr: float = 1e-4,
+        seed: int = 0,
+        obs_key: str | None = None,
+    ) -> None:
+        import torch
+        from torch import nn
+
+        if obs_dim < 1 or n_tasks < 1 or act_dim < 1:
+            raise ValueError(f"need positive sizes, got {obs_dim=}, {n_tasks=}, {act_dim=}")
+        self.obs_dim, self.n_tasks, self.act_dim, self.obs_key = obs_dim, n_tasks, act_dim, obs_key
+        torch.manual_seed(seed)
+        layers: list[nn.Module] = []
+        width = obs_dim + n_tasks
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        layers.append(nn.Linear(width, act_dim))
+        self.mean = nn.Sequential(*layers)
+        self.log_std = nn.Parameter(torch.full((act_dim,), float(init_log_std)))
+        self.obs_mean = np.zeros(obs_dim, dtype=np.float32)
+        self.obs_std = np.ones(obs_dim, dtype=np.float32)
+        self.params = [*self.mean.parameters(), self.log_std]
+        self.optimizer = torch.optim.Adam(self.params, lr=lr)
+
+    # -- features ----------------------------------------------------------------------------
+    def features(self, obs: np.ndarray, task: np.ndarray | int) -> np.ndarray:
+        """Standardised observations (n, obs_dim) or (obs_dim,) with the task one-hot appended."""
+        obs = np.asarray(obs, dtype=np.float32)
+        single = obs.ndim == 1
+        obs = np.atleast_2d(obs)
+        if obs.shape[1] != self.obs_dim:
+            raise ValueError(f"observation has {obs.shape[1]} entries, the policy takes {self.obs_dim}")
+        task = np.broadcast_to(np.asarray(task, dtype=np.int64), (obs.shape[0],))
+        if np.any((task < 0) | (task >= self.n_tasks)):
+            raise ValueError(f"task index out of range 0-{self.n_tasks - 1}: {sorted(set(task.tolist()))}")
+        onehot = np.zeros((obs.shape[0], self.n_tasks), dtype=np.float32)
+        onehot[np.arange(obs.shape[0]), task] = 1.0
+        x = np.concatenate([(obs - self.obs_mean) / self.obs_std, onehot], axis=1).astype(np.float32)
+        return x[0] if single else x
+
+    @staticmethod
+    def task_of(info: dict) -> int:
+        task = info.get("task_id")
+        if task is None:
+            raise ValueError("BCPolicy needs info['task_id'] (the libero_10 task index)")
+        return int(task)
+
+    # -- behaviour cloning -------------------------------------------------------------------
+    def fit(
+        self,
+        obs: np.ndarray,
+        actions: np.ndarray,
+        task: np.ndarray,
+        epochs: int = 50,
+        batch_size: int = 256,
+        lr: float = 1e-3,
+        weight_decay: float = 1e-5,
+        seed: int = 0,
+    ) -> list[float]:
+        """Fit the mean to ``actions`` by MSE (sets the observation standardisation from ``obs``).
+        Returns the mean training loss of every epoch."""
+        import torch
+
+        obs = np.asarray(obs, dtype=np.float32)
+        actions = np.asarray(actions, dtype=np.float32)
+        if len(obs) == 0 or len(obs) != len(actions) or len(obs) != len(task):
+            raise ValueError(f"need equally many (>0) obs, actions and tasks, got {len(obs)}, {len(actions)}, {len(task)}")
+        if actions.shape[1] != self.act_dim:
+            raise ValueError(f"actions have {actions.shape[1]} entries, the policy outputs {self.act_dim}")
+        self.obs_mean = obs.mean(0)
+        self.obs_std = np.maximum(obs.std(0), 1e-3).astype(np.float32)
+        x = torch.from_numpy(self.features(obs, task))
+        y = torch.from_numpy(actions)
+        optimizer = torch.optim.AdamW(self.mean.parameters(), lr=lr, weight_decay=weight_decay)
+        generator = torch.Generator().manual_seed(seed)
+        history = []
+        for _ in range(epochs):
+            order = torch.randperm(len(x), generator=generator)
+            total = 0.0
+            for i in range(0, len(x), batch_size):
+                idx = order[i : i + batch_size]
+                loss = ((self.mean(x[idx]) - y[idx]) ** 2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total += loss.item() * len(idx)
+            history.append(total / len(x))
+        return history
+
+    # -- acting ------------------------------------------------------------------------------
+    def _mean(self, x: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            return self.mean(torch.from_numpy(x)).numpy()
+
+    def act(self, obs: Any, task: int) -> np.ndarray:
+        """The deterministic action (the mean) for ``obs`` on task ``task``."""
+        return self._mean(self.features(_flat(obs, self.obs_key), task))
+
+    def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[np.ndarray, tuple]:
+        x = self.features(_flat(obs, self.obs_key), self.task_of(info))
+        mean = self._mean(x)
+        std = np.exp(self.log_std.detach().numpy())
+        action = (mean + std * rng.standard_normal(mean.shape)).astype(np.float32)
+        return action, (x, action)
+
+    # -- policy gradient ---------------------------------------------------------------------
+    def log_prob(self, x: np.ndarray, actions: np.ndarray) -> Any:
+        """Per-step log-likelihood (a torch tensor) of ``actions`` (n, act_dim) at features ``x``."""
+        import torch
+
+        dist = torch.distributions.Normal(self.mean(torch.from_numpy(x)), self.log_std.exp())
+        return dist.log_prob(torch.from_numpy(actions)).sum(-1)
+
+    def update(self, records: Sequence[Sequence[tuple]], advantages: np.ndarray) -> dict:
+        """One policy-gradient step (``agents.gaussian.reinforce_step``) from the BC start."""
+        from agents.gaussian import reinforce_step
+
+        return reinforce_step(self, records, advantages)
+
+    # -- checkpoints -------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """JSON-serializable: weights, standardisation and optimizer state as a base64 torch archive."""
+        import torch
+
+        buffer = io.BytesIO()
+        torch.save({"mean": self.mean.state_dict(), "log_std": self.log_std.data,
+                    "obs_mean": torch.from_numpy(self.obs_mean), "obs_std": torch.from_numpy(self.obs_std),
+                    "optimizer": self.optimizer.state_dict()}, buffer)
+        return {"torch": base64.b64encode(buffer.getvalue()).decode("ascii")}
+
+    def load_state_dict(self, state: dict) -> None:
+        import torch
+
+        saved = torch.load(io.BytesIO(base64.b64decode(state["torch"])), weights_only=True)
+        self.mean.load_state_dict(saved["mean"])
+        with torch.no_grad():
+            self.log_std.copy_(saved["log_std"])
+        self.obs_mean = saved["obs_mean"].numpy().copy()
+        self.obs_std = saved["obs_std"].numpy().copy()
+        self.optimizer.load_state_dict(saved["optimizer"])
+
+
+def check_policy_fits_env(policy: Any, env: Any) -> None:
+    """Raise ``ValueError`` before any simulation when ``policy``'s sizes do not match ``env``'s
+    action space (or observation space, for a flat one)."""
+    act_shape = tuple(getattr(env.action_space, "shape", ()) or ())
+    policy_act = getattr(policy, "act_dim", None)
+    if policy_act is not None and act_shape != (policy_act,):
+        raise ValueError(f"the policy outputs {policy_act}-D actions, the env takes shape {act_shape}")
+    obs_shape = getattr(env.observation_space, "shape", None)
+    policy_obs = getattr(policy, "obs_dim", None)
+    if policy_obs is not None and obs_shape and int(np.prod(obs_shape)) != policy_obs:
+        raise ValueError(f"the policy takes {policy_obs}-D observations, the env gives shape {obs_shape}")

@@ -1,0 +1,161 @@
+"""Demonstrations for behaviour cloning on WMRL/LIBERO-Long-v0: a fixed train/held-out split of
+each task's 50 init states, a recorder of successful scripted-expert rollouts from the train
+states only, and a compact ``.npz`` format for them.
+
+The file holds, for ``N`` steps over ``E`` successful episodes:
+
+- ``obs`` (N, 151) float32: the env's ``"state"`` observation before each action;
+- ``actions`` (N, 7) float32: the expert's actions;
+- ``task`` (N,) int8: the libero_10 task index of each step;
+- ``episode_task``, ``episode_init``, ``episode_start``, ``episode_length`` (E,) int32;
+- ``instructions`` (10,) str: the task instructions, by task index.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+N_INIT_STATES = 50  # shipped init states per libero_10 task
+HELD_OUT = 10  # of them kept out of demonstrations and training
+N_TASKS = 10
+
+
+def split_init_states(
+    task: int, n: int = N_INIT_STATES, held_out: int = HELD_OUT, seed: int = 0
+) -> tuple[list[int], list[int]]:
+    """A task's init-state indices as (train, held_out): a seeded permutation, deterministic for
+    a given ``(task, n, held_out, seed)``; the held-out ones never go into demonstrations."""
+    if not 0 <= held_out <= n:
+        raise ValueError(f"need 0 <= held_out <= n, got {held_out=}, {n=}")
+    order = np.random.default_rng([seed, int(task)]).permutation(n)
+    return sorted(int(i) for i in order[held_out:]), sorted(int(i) for i in order[:held_out])
+
+
+@dataclass
+class Demos:
+    """Recorded expert steps (see the module docstring for the arrays)."""
+
+    obs: np.ndarray
+    actions: np.ndarray
+    task: np.ndarray
+    episode_task: np.ndarray
+    episode_init: np.ndarray
+    episode_start: np.ndarray
+    episode_length: np.ndarray
+    instructions: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return int(self.obs.shape[0])
+
+    @property
+    def episodes(self) -> int:
+        return int(self.episode_task.shape[0])
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as f:  # a file object keeps savez from appending ".npz"
+            np.savez_compressed(
+                f, obs=self.obs.astype(np.float32), actions=self.actions.astype(np.float32),
+                task=self.task.astype(np.int8), episode_task=self.episode_task.astype(np.int32),
+                episode_init=self.episode_init.astype(np.int32),
+                episode_start=self.episode_start.astype(np.int32),
+                episode_length=self.episode_length.astype(np.int32),
+                instructions=np.array(self.instructions, dtype=str),
+            )
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Demos:
+        with np.load(path, allow_pickle=False) as z:
+            return cls(obs=z["obs"], actions=z["actions"], task=z["task"].astype(np.int64),
+                       episode_task=z["episode_task"], episode_init=z["episode_init"],
+                       episode_start=z["episode_start"], episode_length=z["episode_length"],
+                       instructions=[str(s) for s in z["instructions"]])
+
+    @classmethod
+    def from_episodes(cls, episodes: Sequence[dict], instructions: Sequence[str]) -> Demos:
+        """From dicts with ``task``, ``init``, ``obs`` (T, D) and ``actions`` (T, 7)."""
+        lengths = np.array([len(e["actions"]) for e in episodes], dtype=np.int32)
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int32)
+        dim = episodes[0]["obs"].shape[1] if episodes else 0
+        return cls(
+            obs=np.concatenate([e["obs"] for e in episodes]) if episodes else np.zeros((0, dim), np.float32),
+            actions=np.concatenate([e["actions"] for e in episodes]) if episodes else np.zeros((0, 7), np.float32),
+            task=np.concatenate([np.full(n, e["task"]) for e, n in zip(episodes, lengths)]).astype(np.int64)
+            if episodes else np.zeros(0, np.int64),
+            episode_task=np.array([e["task"] for e in episodes], dtype=np.int32),
+            episode_init=np.array([e["init"] for e in episodes], dtype=np.int32),
+            episode_start=starts,
+            episode_length=lengths,
+            instructions=list(instructions),
+        )
+
+
+def run_episode(
+    env: Any, act: Callable[[Any, dict], np.ndarray], init: int, seed: int = 0,
+    on_reset: Callable[[], None] | None = None,
+) -> dict:
+    """One episode from init state ``init``; ``act(obs, info)`` picks actions (``on_reset`` runs
+    after the reset). Returns the observations before each action, the actions, success, steps and
+    the env's simulator seconds."""
+    obs, info = env.reset(seed=seed, options={"init_state": int(init)})
+    if on_reset is not None:
+        on_reset()
+    observations, actions, sim_s, done = [], [], 0.0, False
+    while not done:
+        action = np.asarray(act(obs, info), dtype=np.float32)
+        observations.append(np.asarray(obs, dtype=np.float32))
+        actions.append(action)
+        obs, _, terminated, truncated, info = env.step(action)
+        sim_s += float(info["cost"]["sim_s"])
+        done = terminated or truncated
+    return {"obs": np.stack(observations), "actions": np.stack(actions), "success": bool(info["success"]),
+            "steps": len(actions), "sim_s": sim_s, "instruction": info["instruction"]}
+
+
+def record_demos(
+    tasks: Sequence[int], episodes_per_task: int, seed: int = 0, progress: Callable[[str], None] | None = None
+) -> tuple[Demos, list[dict]]:
+    """Run the scripted expert from the first ``episodes_per_task`` train init states of each task;
+    keep the successful episodes. Returns the demonstrations and one stats row per task."""
+    import gymnasium as gym
+
+    import wmrl_envs  # noqa: F401
+    from agents.expert import ScriptedExpert
+    from wmrl_envs.embodied import suite
+
+    instructions = [""] * N_TASKS
+    kept, rows = [], []
+    for task in tasks:
+        env = gym.make("WMRL/LIBERO-Long-v0", task_id=int(task))
+        expert = ScriptedExpert(env)
+        train, _ = split_init_states(task, seed=seed)
+        runs = []
+        start = time.perf_counter()
+        for init in train[:episodes_per_task]:
+            run = run_episode(env, lambda obs, _info, e=expert: e.act(obs), init, seed=seed,
+                              on_reset=expert.reset)
+            instructions[int(task)] = run["instruction"]
+            runs.append(run)
+            if run["success"]:
+                kept.append({"task": int(task), "init": int(init), "obs": run["obs"], "actions": run["actions"]})
+            if progress:
+                progress(f"task {task} init {init}: success={run['success']} steps={run['steps']}")
+        env.close()
+        rows.append({
+            "task": int(task), "name": suite.task_names()[int(task)][:48], "episodes": len(runs),
+            "success": float(np.mean([r["success"] for r in runs])) if runs else 0.0,
+            "steps/ep": float(np.mean([r["steps"] for r in runs])) if runs else 0.0,
+            "sim_s/ep": float(np.mean([r["sim_s"] for r in runs])) if runs else 0.0,
+            "wall_s": time.perf_counter() - start,
+            "inits": [int(i) for i in train[:episodes_per_task]],
+            "successes": [bool(r["success"]) for r in runs],
+        })
+    return Demos.from_episodes(kept, instructions), rows
