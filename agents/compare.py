@@ -208,6 +208,7 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     curve_path = None if log_dir is None else log_dir / "curve.jsonl"
     curve = [] if curve_path is None else _read_jsonl(curve_path)
     history = []
+    ev = None
     t0 = time.perf_counter()
     try:
         for c in study.budget.checkpoints():
@@ -225,7 +226,8 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
             e.close()
     if log_dir is not None:
         history = _read_jsonl(log_dir / "metrics.jsonl")
-    final = study.evaluate({arm: policy}, seed)[arm]
+    evaluated_final = ev is not None and curve[-1]["update"] == trainer.update_idx  # the last checkpoint, just now
+    final = ev if evaluated_final else study.evaluate({arm: policy}, seed)[arm]
     result = {
         **_cost(trainer.totals),
         "train_wall_s": time.perf_counter() - t0,
