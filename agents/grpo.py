@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -32,6 +33,12 @@ from tqdm.auto import tqdm
 from wmrl_envs.mixing import InverseVarianceWeights, Weights, weighted_advantages
 
 COST_KEYS = ("exec_s", "exec_cpu_s", "wm_s", "sim_steps", "sim_s")
+# An episode's outcome (Episode.outcome): the env's info["status"] for episodes it ran ("timeout":
+# a run stopped by its wall or CPU time limit, which the env reports as "run_failed"), "predicted"
+# for world-model-scored ones, "world_model_failure" when a failed prediction was replaced by the
+# static fallback, "unknown" for a real env that reports no status.
+OUTCOMES = ("ok", "invalid_action", "run_failed", "timeout", "invalid_submission", "sandbox_error",
+            "predicted", "world_model_failure", "unknown")
 
 
 class Policy(Protocol):
@@ -64,6 +71,24 @@ class Episode:
     wm_score: float | None = None  # the world model's raw score of the episode (info["mixing"])
     status: str | None = None  # the env's last info["status"] (e.g. "ok", "run_failed")
     cost: dict = field(default_factory=lambda: dict.fromkeys(COST_KEYS, 0.0))
+    reward_source: str | None = None  # the last step's info["reward_source"]
+    timed_out: bool = False  # the last executed run hit its wall or CPU time limit
+
+    @property
+    def outcome(self) -> str:
+        """What happened to the episode (one of :data:`OUTCOMES`, or an env's own status)."""
+        if self.reward_source == "world_model_fallback":
+            return "world_model_failure"
+        if not self.real:
+            return "predicted"
+        if self.status == "run_failed" and self.timed_out:
+            return "timeout"
+        return self.status or "unknown"
+
+    @property
+    def executed(self) -> bool:
+        """Whether a program actually ran: real, and not refused before running (invalid_action)."""
+        return self.real and self.outcome != "invalid_action"
 
 
 def run_episode(
@@ -92,7 +117,33 @@ def run_episode(
             ep.wm_score = mixing.get("wm_raw")
     ep.score = info.get("score")
     ep.status = info.get("status")
+    ep.reward_source = info.get("reward_source", "real")
+    if ep.reward_source == "real" and ep.status == "run_failed":  # the env's own run of this episode
+        run = getattr(getattr(env, "unwrapped", env), "last_run", None)
+        ep.timed_out = bool(getattr(run, "timed_out", False) or getattr(run, "cpu_limit_hit", False))
     return ep
+
+
+def outcome_metrics(episodes: Sequence[Episode]) -> dict:
+    """Per batch: episodes by outcome (``outcome/<name>``), ``executed_episodes`` (programs that
+    ran: garbage refused as ``invalid_action`` is not one), rewards of real and of predicted
+    episodes (normalised by the env's reward, unlike raw metric values of different tasks), the
+    world model's raw score, and execution seconds per executed episode (None where undefined)."""
+    counts = Counter(e.outcome for e in episodes)
+    executed = [e for e in episodes if e.executed]
+    real = [e.reward for e in episodes if e.real]
+    predicted = [e.reward for e in episodes if not e.real]
+    raw = [e.wm_score for e in episodes if e.wm_score is not None]
+    out: dict[str, Any] = {f"outcome/{k}": int(counts.get(k, 0)) for k in OUTCOMES}
+    out.update({f"outcome/{k}": int(v) for k, v in counts.items() if k not in OUTCOMES})
+    out.update({
+        "executed_episodes": len(executed),
+        "reward/real_mean": float(np.mean(real)) if real else None,
+        "reward/predicted_mean": float(np.mean(predicted)) if predicted else None,
+        "wm/raw_mean": float(np.mean(raw)) if raw else None,
+        "cost/exec_s_mean": float(np.mean([e.cost["exec_s"] for e in executed])) if executed else None,
+    })
+    return out
 
 
 def mix_advantages(
@@ -157,6 +208,10 @@ class GRPOTrainer:
         seed: seeds task choice and sampling.
         log_dir: where ``metrics.jsonl``, ``checkpoint.json`` (and TensorBoard events, if installed) go.
         progress: show a progress bar.
+        checkpoint_every: write ``checkpoint.json`` (and the policy's checkpoint) every this many
+            updates (default 1: after each); the last update of :meth:`train` is always saved. A
+            resumed run redoes the updates after the last checkpoint, so ``metrics.jsonl`` can then
+            hold a row of one update twice: keep the last.
     """
 
     def __init__(
@@ -171,6 +226,7 @@ class GRPOTrainer:
         seed: int = 0,
         log_dir: str | os.PathLike | None = None,
         progress: bool = True,
+        checkpoint_every: int = 1,
     ) -> None:
         if not tasks:
             raise ValueError("tasks is empty: give at least one task id to train on")
@@ -180,6 +236,9 @@ class GRPOTrainer:
             raise ValueError(f"groups_per_update must be at least 1, got {groups_per_update}")
         if normalize not in ("none", "group"):
             raise ValueError(f"normalize must be 'none' or 'group', got {normalize!r}")
+        if int(checkpoint_every) < 1:
+            raise ValueError(f"checkpoint_every must be at least 1, got {checkpoint_every}")
+        self.checkpoint_every = int(checkpoint_every)
         self.pool = EnvPool(envs)
         self.policy = policy
         self.tasks = list(tasks)
@@ -238,6 +297,7 @@ class GRPOTrainer:
             **{f"cost/{k}": v for k, v in cost.items()},
             "cost/update_s": update_s,
             **{f"policy/{k}": v for k, v in upd.items()},
+            **outcome_metrics(episodes),
         }
         if mixed:
             metrics.update({"denoise/w_anchor": w.w_anchor, "denoise/w_wm": w.w_wm, "denoise/pooled": w.pooled,
@@ -259,7 +319,8 @@ class GRPOTrainer:
                 metrics = self.step(bar)
                 history.append(metrics)
                 self._log(metrics)
-                self.save_checkpoint()
+                if self.update_idx % self.checkpoint_every == 0 or self.update_idx >= updates:
+                    self.save_checkpoint()
                 bar.set_postfix(update=self.update_idx, reward=f"{metrics['reward_mean']:.3f}")
         return history
 

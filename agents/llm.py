@@ -21,6 +21,7 @@ clipping term; gradients are clipped to ``max_grad_norm`` before the AdamW step.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -39,6 +40,9 @@ SYSTEM_PROMPT = (
 )
 LOSSES = ("token_mean", "token_sum")
 GENERATIONS = ("auto", "transformers", "vllm")
+
+log = logging.getLogger(__name__)
+_warned: set[str] = set()  # fallback warnings already logged by this process
 
 _FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
 
@@ -90,7 +94,12 @@ class LLMPolicy:
         checkpoint_dir: where :meth:`state_dict` writes weights and optimizer state; the two
             newest checkpoints are kept, so the one a trainer's last checkpoint names survives.
         generation: ``"transformers"``, ``"vllm"`` (needs vLLM, a GPU and ``lora``: the updated
-            adapter is handed to vLLM after each step) or ``"auto"`` (vLLM where it is usable).
+            adapter is handed to vLLM after each step) or ``"auto"`` (vLLM where it is usable; a
+            warning, logged once per process and reason, says when it falls back to transformers).
+        vllm_kwargs: extra arguments for ``vllm.LLM`` (``gpu_memory_utilization``,
+            ``tensor_parallel_size``, ``max_model_len``, ...); they override the policy's defaults.
+        generation_batch_size: most sequences per ``model.generate`` call (None: a whole batch at
+            once); concurrent :meth:`generate` calls from several threads are batched together too.
         device: ``"cuda"`` where available, else ``"cpu"`` by default.
         bf16: compute in bfloat16 autocast (default: on a GPU that supports it). Trained weights
             stay float32: pure-bf16 weights would round away updates of lr-sized steps.
@@ -115,6 +124,8 @@ class LLMPolicy:
         micro_batch_size: int = 4,
         checkpoint_dir: str | os.PathLike | None = None,
         generation: str = "auto",
+        vllm_kwargs: dict | None = None,
+        generation_batch_size: int | None = None,
         device: str | None = None,
         bf16: bool | None = None,
         dtype: Any = None,
@@ -136,6 +147,12 @@ class LLMPolicy:
             raise ValueError(f"temperature must be positive (GRPO samples), got {temperature}")
         if max_new_tokens < 1 or micro_batch_size < 1:
             raise ValueError("max_new_tokens and micro_batch_size must be at least 1")
+        if generation_batch_size is not None and generation_batch_size < 1:
+            raise ValueError(f"generation_batch_size must be at least 1 (or None), got {generation_batch_size}")
+        if vllm_kwargs is not None and not isinstance(vllm_kwargs, dict):
+            raise ValueError(f"vllm_kwargs must be a dict of vllm.LLM arguments, got {type(vllm_kwargs).__name__}")
+        self.vllm_kwargs = dict(vllm_kwargs or {})
+        self.generation_batch_size = None if generation_batch_size is None else int(generation_batch_size)
         self.lora_config = _lora_config(lora)
         self.lr, self.weight_decay, self.max_grad_norm = float(lr), float(weight_decay), float(max_grad_norm)
         self.loss = loss
@@ -150,6 +167,8 @@ class LLMPolicy:
         self.steps = 0  # optimizer steps taken
         self.saves = 0  # checkpoints written
         self._lock = threading.RLock()
+        self._queue_lock = threading.Lock()
+        self._queue: list[_GenerationJob] = []  # generate_batch calls waiting for the model
 
         from transformers import AutoTokenizer
 
@@ -206,31 +225,94 @@ class LLMPolicy:
         return list(ids)
 
     def generate(self, obs: str, seed: int) -> tuple[list[int], list[int], str]:
-        """Sample one completion for ``obs``: prompt ids, completion ids, completion text."""
-        import torch
+        """Sample one completion for ``obs``: prompt ids, completion ids, completion text.
 
-        prompt_ids = self._prompt_ids(obs)
+        The same as ``generate_batch([obs], [seed])[0]``: see there for what a seed fixes."""
+        return self.generate_batch([obs], [seed])[0]
+
+    def generate_batch(self, observations: Sequence[str], seeds: Sequence[int]) -> list[tuple[list[int], list[int], str]]:
+        """Sample one completion per observation in one ``model.generate`` call (left padding);
+        returns ``(prompt ids, completion ids, completion text)`` per observation, in order.
+
+        Each sequence draws its randomness from its own generator seeded by its seed (the
+        Gumbel-max trick: greedy decoding of the warped logits plus Gumbel noise is exact sampling
+        from ``softmax(logits / temperature)`` after top-k / top-p), so a seed gives the same
+        completion alone or at any position of any batch, up to floating-point differences of the
+        batched forward pass (padding changes the reduction order of some kernels). Such a
+        difference can change a token only where two perturbed logits tie to within it: with
+        float32 on CPU the tests see identical completions; bf16 on a GPU may rarely differ.
+
+        Calls from several threads that wait for the model are generated together in one batch
+        (the results are the same as alone, as above). With vLLM each request carries its seed.
+        """
+        if len(observations) != len(seeds):
+            raise ValueError(f"{len(observations)} observations but {len(seeds)} seeds")
+        job = _GenerationJob([self._prompt_ids(o) for o in observations], [int(s) for s in seeds])
+        with self._queue_lock:
+            self._queue.append(job)
         with self._lock:
-            if self._vllm is not None:
-                completion = self._vllm.generate(prompt_ids, seed)
-            else:
-                devices = [self.device.index or 0] if self.device.type == "cuda" else []
-                with torch.random.fork_rng(devices=devices), torch.no_grad(), self._autocast():
-                    torch.manual_seed(seed)
-                    ids = torch.tensor([prompt_ids], device=self.device)
-                    out = self.model.generate(
-                        input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=True,
-                        temperature=self.temperature, top_p=self.top_p, top_k=self.top_k,
-                        max_new_tokens=self.max_new_tokens, pad_token_id=self.pad_id,
-                        eos_token_id=self.tokenizer.eos_token_id,
-                    )
-                completion = _strip_padding(out[0, len(prompt_ids):].tolist(), self.pad_id, self.tokenizer.eos_token_id)
-        return prompt_ids, completion, self.tokenizer.decode(completion, skip_special_tokens=True)
+            if not job.done:
+                with self._queue_lock:
+                    jobs, self._queue = self._queue, []
+                self._run_jobs(jobs)
+        if job.error is not None:
+            raise job.error
+        return [(p, c, self.tokenizer.decode(c, skip_special_tokens=True)) for p, c in zip(job.prompts, job.completions)]
+
+    def _run_jobs(self, jobs: list[_GenerationJob]) -> None:
+        """Generate every waiting job's sequences together (called under the model lock)."""
+        prompts = [p for j in jobs for p in j.prompts]
+        seeds = [s for j in jobs for s in j.seeds]
+        try:
+            size = self.generation_batch_size or max(1, len(prompts))
+            completions: list[list[int]] = []
+            for start in range(0, len(prompts), size):
+                chunk = slice(start, start + size)
+                if self._vllm is not None:
+                    completions += self._vllm.generate(prompts[chunk], seeds[chunk])
+                else:
+                    completions += self._hf_generate(prompts[chunk], seeds[chunk])
+        except BaseException as e:
+            for j in jobs:
+                j.error, j.done = e, True
+            raise
+        for j in jobs:
+            j.completions, completions = completions[: len(j.prompts)], completions[len(j.prompts):]
+            j.done = True
+
+    def _hf_generate(self, prompts: list[list[int]], seeds: list[int]) -> list[list[int]]:
+        """Completion ids of left-padded ``prompts``, each sampled with its own seed."""
+        import torch
+        from transformers import LogitsProcessorList
+
+        width = max(len(p) for p in prompts)
+        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(prompts), width), dtype=torch.long)
+        for j, p in enumerate(prompts):
+            ids[j, width - len(p):] = torch.tensor(p, dtype=torch.long)
+            mask[j, width - len(p):] = 1
+        sampler = _SeededSampler(seeds, self.temperature, self.top_k, self.top_p, self.device)
+        with torch.no_grad(), self._autocast():
+            out = self.model.generate(
+                input_ids=ids.to(self.device), attention_mask=mask.to(self.device), do_sample=False,
+                temperature=None, top_p=None, top_k=None, logits_processor=LogitsProcessorList([sampler]),
+                max_new_tokens=self.max_new_tokens, pad_token_id=self.pad_id, eos_token_id=self.tokenizer.eos_token_id,
+            )
+        return [_strip_padding(row[width:].tolist(), self.pad_id, self.tokenizer.eos_token_id) for row in out]
 
     def sample(self, obs: str, info: dict, rng: np.random.Generator) -> tuple[str, dict]:
         """Code for ``obs`` and the token ids ``update`` needs (sampling is seeded from ``rng``)."""
-        prompt_ids, completion_ids, text = self.generate(obs, int(rng.integers(2**63 - 1)))
-        return extract_code(text), {"prompt_ids": prompt_ids, "completion_ids": completion_ids}
+        return self.sample_batch([obs], [info], [rng])[0]
+
+    def sample_batch(self, observations: Sequence[str], infos: Sequence[dict],
+                     rngs: Sequence[np.random.Generator]) -> list[tuple[str, dict]]:
+        """:meth:`sample` for a batch (e.g. a GRPO group) in one generation call: element ``i``
+        equals ``sample(observations[i], infos[i], rngs[i])`` (each rng draws one seed)."""
+        if not len(observations) == len(infos) == len(rngs):
+            raise ValueError(f"{len(observations)} observations, {len(infos)} infos and {len(rngs)} rngs")
+        seeds = [int(rng.integers(2**63 - 1)) for rng in rngs]
+        return [(extract_code(text), {"prompt_ids": p, "completion_ids": c})
+                for p, c, text in self.generate_batch(observations, seeds)]
 
     # -- learning ----------------------------------------------------------------------------------
     def token_logprobs(self, sequences: Sequence[tuple[Sequence[int], Sequence[int]]]):
@@ -381,6 +463,67 @@ def _strip_padding(ids: list[int], pad_id: int, eos_id: int | None) -> list[int]
     return ids
 
 
+class _GenerationJob:
+    """One generate_batch call waiting for the model: filled in by whichever thread runs it."""
+
+    def __init__(self, prompts: list[list[int]], seeds: list[int]) -> None:
+        self.prompts, self.seeds = prompts, seeds
+        self.completions: list[list[int]] = []
+        self.error: BaseException | None = None
+        self.done = False
+
+
+class _SeededSampler:
+    """A logits processor that turns greedy decoding into sampling with one generator per row.
+
+    Row ``i`` gets ``logits / temperature`` (then top-k, top-p) plus Gumbel noise drawn from a
+    ``torch.Generator`` seeded with ``seeds[i]``; its argmax is a sample of the warped softmax
+    (the Gumbel-max trick). A row's noise depends only on its seed and the step, not on the batch.
+    Noise is float64: float32 uniforms would cap the Gumbel tail and under-sample rare tokens.
+    """
+
+    def __init__(self, seeds: Sequence[int], temperature: float, top_k: int, top_p: float, device) -> None:
+        import torch
+        from transformers.generation.logits_process import TopKLogitsWarper, TopPLogitsWarper
+
+        gen_device = device if getattr(device, "type", str(device)) == "cuda" else "cpu"
+        self.generators = [torch.Generator(device=gen_device).manual_seed(int(s) % 2**64) for s in seeds]
+        self.gen_device = gen_device
+        self.temperature = float(temperature)
+        self.warpers = ([TopKLogitsWarper(int(top_k))] if top_k > 0 else []) + ([TopPLogitsWarper(float(top_p))] if top_p < 1.0 else [])
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        scores = scores.float() / self.temperature
+        for warp in self.warpers:
+            scores = warp(input_ids, scores)
+        vocab = scores.shape[-1]
+        uniform = torch.stack([torch.rand(vocab, generator=g, dtype=torch.float64, device=self.gen_device)
+                               for g in self.generators]).to(scores.device)
+        gumbel = -torch.log(-torch.log(uniform))
+        return scores.double() + gumbel
+
+
+def _vllm_unusable(policy: LLMPolicy) -> str | None:
+    """Why vLLM cannot generate for ``policy``, or None if it can."""
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        return "the vllm package is not installed"
+    if policy.device.type != "cuda":
+        return f"the policy runs on {policy.device.type}, and vLLM needs a CUDA device"
+    if policy.lora_config is None:
+        return "the policy has no lora=...: the trained adapter is what is handed to vLLM"
+    return None
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning(message)
+
+
 class _VLLMGenerator:
     """Generation through vLLM for a LoRA policy: after every step the adapter is saved and
     handed to vLLM as a new ``LoRARequest`` (vLLM's public API; no weight surgery)."""
@@ -390,27 +533,25 @@ class _VLLMGenerator:
 
         self.policy = policy
         self.adapter_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"wmrl-vllm-adapter-{os.getpid()}-{id(self)}"
-        self.llm = LLM(model=str(policy.model_path), enable_lora=True, max_lora_rank=int(policy.lora_config.r),
-                       dtype="bfloat16" if policy.bf16 else "float32")
+        kwargs = {"model": str(policy.model_path), "enable_lora": True, "max_lora_rank": int(policy.lora_config.r),
+                  "dtype": "bfloat16" if policy.bf16 else "float32", **policy.vllm_kwargs}
+        self.llm = LLM(**kwargs)
         self.version = 0
         self.sync()
 
     @classmethod
     def create(cls, policy: LLMPolicy, generation: str) -> _VLLMGenerator | None:
         if generation == "transformers":
+            if policy.vllm_kwargs:
+                _warn_once("LLMPolicy: vllm_kwargs are ignored with generation='transformers'")
             return None
-        try:
-            import vllm  # noqa: F401
-            usable = policy.device.type == "cuda"
-        except ImportError:
-            usable = False
+        why = _vllm_unusable(policy)
+        if why is None:
+            return cls(policy)
         if generation == "auto":
-            return cls(policy) if usable and policy.lora_config is not None else None
-        if not usable:
-            raise ValueError("generation='vllm' needs the vllm package and a CUDA device: use generation='transformers'")
-        if policy.lora_config is None:
-            raise ValueError("generation='vllm' needs lora=...: the trained adapter is what is handed to vLLM")
-        return cls(policy)
+            _warn_once(f"LLMPolicy: generation='auto' falls back to transformers: {why}")
+            return None
+        raise ValueError(f"generation='vllm' cannot be used: {why} (or use generation='transformers')")
 
     def sync(self) -> None:
         from vllm.lora.request import LoRARequest
@@ -421,11 +562,12 @@ class _VLLMGenerator:
         shutil.rmtree(self.adapter_dir / str(self.version - 1), ignore_errors=True)
         self.request = LoRARequest(f"policy-{self.version}", self.version, str(path))
 
-    def generate(self, prompt_ids: list[int], seed: int) -> list[int]:
+    def generate(self, prompts: list[list[int]], seeds: list[int]) -> list[list[int]]:
+        """One vLLM call for the batch; each request is sampled with its own seed."""
         from vllm import SamplingParams
 
         p = self.policy
-        params = SamplingParams(temperature=p.temperature, top_p=p.top_p, top_k=p.top_k or -1,
-                                max_tokens=p.max_new_tokens, seed=seed % 2**31)
-        out = self.llm.generate([{"prompt_token_ids": prompt_ids}], params, lora_request=self.request, use_tqdm=False)
-        return list(out[0].outputs[0].token_ids)
+        params = [SamplingParams(temperature=p.temperature, top_p=p.top_p, top_k=p.top_k or -1,
+                                 max_tokens=p.max_new_tokens, seed=s % 2**31) for s in seeds]
+        out = self.llm.generate([{"prompt_token_ids": q} for q in prompts], params, lora_request=self.request, use_tqdm=False)
+        return [list(o.outputs[0].token_ids) for o in out]

@@ -35,7 +35,7 @@ import gymnasium as gym
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents.grpo import COST_KEYS, Episode, mix_advantages, run_episode
+from agents.grpo import COST_KEYS, Episode, mix_advantages, outcome_metrics, run_episode
 from agents.llm import SYSTEM_PROMPT, build_messages, extract_code, render_plain
 from wmrl_envs.mixing import InverseVarianceWeights
 
@@ -116,8 +116,9 @@ class EnvReward:
     """TRL reward function: each completion's code is run as one episode of ``envs``; its reward
     (real, or the debiased world-model score under ``MixedRewardWrapper``) is returned.
 
-    Works with any ``scale_rewards``. Logs ``wmrl/*`` metrics (real executions, execution and
-    world-model seconds, the real score, failed world-model predictions) through TRL's ``log_metric``.
+    Works with any ``scale_rewards``. Logs ``wmrl/*`` metrics through TRL's ``log_metric``: real
+    executions, execution and world-model seconds, episodes by outcome (``wmrl/outcome/<status>``),
+    real and predicted rewards, failed world-model predictions (see :meth:`_metrics`).
 
     Args:
         envs: the env, or copies of it to run completions concurrently (one thread each; mixed
@@ -180,14 +181,25 @@ class EnvReward:
 
     @staticmethod
     def _metrics(episodes: Sequence[Episode]) -> dict[str, float]:
-        scores = [e.score for e in episodes if e.score is not None]
+        """The batch's ``wmrl/*`` metrics (None-valued ones are left out). ``real_episodes``
+        counts programs that ran: text refused before running (no code: ``invalid_action``) is
+        in ``outcome/invalid_action``, not there. ``real_score`` (the raw metric) is logged only
+        when every scored episode is of one task; ``real_reward`` / ``predicted_reward`` are the
+        env's normalised rewards of real / world-model episodes, ``wm_raw`` the raw predictions."""
+        scored = [e for e in episodes if e.score is not None]
         out = {f"wmrl/{k}": float(sum(e.cost[k] for e in episodes)) for k in COST_KEYS}
         out["wmrl/reward"] = float(np.mean([e.reward for e in episodes]))
-        out["wmrl/real_episodes"] = float(sum(e.real for e in episodes))
+        extra = outcome_metrics(episodes)
+        out["wmrl/real_episodes"] = float(extra.pop("executed_episodes"))
         out["wmrl/anchor_episodes"] = float(sum(bool(e.anchor) for e in episodes))
         out["wmrl/wm_failures"] = float(sum(e.wm_failures for e in episodes))
-        if scores:
-            out["wmrl/real_score"] = float(np.mean(scores))
+        if scored and len({e.task_id for e in scored}) == 1:
+            out["wmrl/real_score"] = float(np.mean([e.score for e in scored]))
+        renamed = {"reward/real_mean": "real_reward", "reward/predicted_mean": "predicted_reward",
+                   "wm/raw_mean": "wm_raw", "cost/exec_s_mean": "exec_s_mean"}
+        for k, v in extra.items():
+            if v is not None:
+                out[f"wmrl/{renamed.get(k, k)}"] = float(v)
         return out
 
 

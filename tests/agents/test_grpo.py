@@ -201,3 +201,109 @@ def test_checkpoint_finds_the_mixing_state_under_other_wrappers(tmp_path):
     trainer.train(2)
     saved = json.loads((tmp_path / "checkpoint.json").read_text())
     assert len(saved["mixing"]) == 1 and saved["mixing"][0]["counts"]["episodes"] == 2 * 16
+
+
+def test_checkpoint_every_saves_on_the_interval_and_the_last_update(tmp_path, monkeypatch):
+    saved = []
+    trainer = GRPOTrainer(RecipeEnv(), TemplatePolicy(seed=1), list(CONTEXTS), seed=3, log_dir=tmp_path,
+                          progress=False, checkpoint_every=3)
+    save = trainer.save_checkpoint
+    monkeypatch.setattr(trainer, "save_checkpoint", lambda: saved.append(trainer.update_idx) or save())
+    trainer.train(7)
+    assert saved == [3, 6, 7]  # every 3rd update and the last one
+    assert json.loads((tmp_path / "checkpoint.json").read_text())["update"] == 7
+    default = GRPOTrainer(RecipeEnv(), TemplatePolicy(), list(CONTEXTS), progress=False)
+    assert default.checkpoint_every == 1
+    with pytest.raises(ValueError, match="checkpoint_every"):
+        GRPOTrainer(RecipeEnv(), TemplatePolicy(), list(CONTEXTS), checkpoint_every=0)
+
+
+def test_resume_from_an_interval_checkpoint_continues_exactly(tmp_path):
+    def trainer(log_dir):
+        return GRPOTrainer(RecipeEnv(), TemplatePolicy(seed=1), list(CONTEXTS), seed=3, log_dir=log_dir,
+                           progress=False, checkpoint_every=2)
+
+    straight = trainer(tmp_path / "a")
+    straight.train(6)
+    first = trainer(tmp_path / "b")
+    first.train(3)  # saved after updates 2 and 3 (the last)
+    assert json.loads((tmp_path / "b" / "checkpoint.json").read_text())["update"] == 3
+    resumed = trainer(tmp_path / "b")
+    resumed.train(6)
+    np.testing.assert_array_equal(straight.policy.theta, resumed.policy.theta)
+
+
+class StatusEnv(gym.Env):
+    """Single-turn: the action names the outcome the env reports (``status`` in info)."""
+
+    def __init__(self):
+        self.observation_space = spaces.Text(10_000, min_length=0)
+        self.action_space = spaces.Text(10_000, min_length=0)
+        self.last_run = None
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.last_run = None
+        return "task", {"task_id": options["task_id"], "group": options.get("group"), "wm_context": CONTEXTS["clean-task"]}
+
+    def step(self, action):
+        from types import SimpleNamespace
+
+        status = {"timeout": "run_failed"}.get(action, action)
+        ran = status != "invalid_action"
+        self.last_run = SimpleNamespace(timed_out=action == "timeout", cpu_limit_hit=False) if ran else None
+        reward = 0.8 if status == "ok" else 0.0
+        cost = {"exec_s": 2.0 if ran else 0.0, "exec_cpu_s": 0.0}
+        return "done", reward, True, False, {"reward_source": "real", "score": 100.0 if status == "ok" else None,
+                                             "status": status, "cost": cost}
+
+
+class CyclePolicy:
+    """Sends the actions of ``cycle`` in turn (records are the actions)."""
+
+    def __init__(self, cycle):
+        self.cycle, self.i = list(cycle), 0
+
+    def sample(self, obs, info, rng):
+        a = self.cycle[self.i % len(self.cycle)]
+        self.i += 1
+        return a, a
+
+    def update(self, records, advantages):
+        return {"loss": 0.0}
+
+    def state_dict(self):
+        return {"i": self.i}
+
+    def load_state_dict(self, state):
+        self.i = state["i"]
+
+
+def test_metrics_count_outcomes_and_keep_the_old_keys(tmp_path):
+    cycle = ["ok", "invalid_action", "run_failed", "timeout", "invalid_submission", "ok", "ok", "invalid_action"]
+    trainer = GRPOTrainer(StatusEnv(), CyclePolicy(cycle), ["clean-task"], group_size=4, groups_per_update=2,
+                          log_dir=tmp_path, progress=False)
+    trainer.train(1)
+    m = json.loads((tmp_path / "metrics.jsonl").read_text())
+    assert {k: m[f"outcome/{k}"] for k in ("ok", "invalid_action", "run_failed", "timeout", "invalid_submission",
+                                            "predicted", "world_model_failure")} == {
+        "ok": 3, "invalid_action": 2, "run_failed": 1, "timeout": 1, "invalid_submission": 1, "predicted": 0,
+        "world_model_failure": 0}
+    assert m["executed_episodes"] == 6 and m["real_episodes"] == 8  # garbage ran no program
+    assert m["cost/exec_s_mean"] == pytest.approx(2.0) and m["cost/exec_s"] == pytest.approx(12.0)
+    assert m["reward/real_mean"] == pytest.approx(0.3) and m["reward/predicted_mean"] is None
+    for old in ("reward_mean", "real_score_mean", "frac_zero_std_groups", "wm/failures", "policy/loss"):
+        assert old in m
+
+
+def test_metrics_of_predicted_and_fallback_episodes():
+    class FailingWM:
+        def predict(self, context, action):
+            return Prediction.failure("server down") if action == "invalid_submission" else Prediction(score=0.4)
+
+    env = MixedRewardWrapper(StatusEnv(), FailingWM(), anchor_rate=0.01, selection="quota")  # no anchor yet
+    m = GRPOTrainer(env, CyclePolicy(["ok", "invalid_submission"]), ["clean-task"], group_size=2,
+                    groups_per_update=2, progress=False).train(1)[0]
+    assert m["outcome/predicted"] == 2 and m["outcome/world_model_failure"] == 2
+    assert m["executed_episodes"] == 0 and m["cost/exec_s_mean"] is None
+    assert m["reward/real_mean"] is None and m["wm/raw_mean"] == pytest.approx(0.4)

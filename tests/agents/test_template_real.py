@@ -5,8 +5,8 @@ import pytest
 
 import wmrl_envs  # noqa: F401
 from agents.evaluate import evaluate_policies
-from agents.replay import OutcomeStore
 from agents.grpo import GRPOTrainer
+from agents.replay import OutcomeStore
 from agents.template import TemplatePolicy
 
 HELDOUT = ["cps-wages", "loan-interest", "mortgage-approval"]

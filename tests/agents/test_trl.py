@@ -147,7 +147,9 @@ def test_rewards_on_the_real_mledojo_env():
                  trainer_state=SimpleNamespace(global_step=0), log_metric=logged.__setitem__)
     env.close()
     assert 0.0 <= out[0] < 0.15 and out[1] == 0.0  # the trivial baseline sits at the bottom of the board
-    assert logged["wmrl/real_episodes"] == 2 and logged["wmrl/exec_s"] > 0
+    assert logged["wmrl/real_episodes"] == 1 and logged["wmrl/exec_s"] > 0  # text without code ran nothing
+    assert logged["wmrl/outcome/ok"] == 1 and logged["wmrl/outcome/invalid_action"] == 1
+    assert logged["wmrl/exec_s_mean"] == logged["wmrl/exec_s"] and logged["wmrl/real_reward"] == pytest.approx(out[0] / 2)
 
 
 def grpo(tiny_llm_path, tmp_path, reward, **kw):
@@ -239,3 +241,53 @@ def test_two_trl_ranks_share_one_store_and_one_map(tmp_path):
     readers = [rank(0, ""), rank(1, "")]
     maps = [p.communicate(timeout=300)[0].split() for p in readers]
     assert maps[0] == maps[1] and int(maps[0][2]) == len(ids)  # one store, one map in both ranks
+
+
+class StatusEnv(CountingEnv):
+    """CountingEnv whose info says how the run went: "ok" for code, "invalid_action" for text
+    without a fenced block (nothing runs), "run_failed" for code that raises."""
+
+    def step(self, action):
+        obs, reward, done, trunc, info = super().step(action)
+        status = "invalid_action" if not action.startswith("x") else ("run_failed" if "raise" in action else "ok")
+        info.update(status=status, score=10.0 * reward if status == "ok" else None,
+                    cost=dict(ZERO_COST, exec_s=0.0 if status == "invalid_action" else 1.5))
+        return obs, reward if status == "ok" else 0.0, done, trunc, info
+
+
+def test_rewards_log_outcomes_and_normalised_scores():
+    logged = {}
+    completions = ["```python\nx = 1\n```", "no code at all", "```python\nx = 2; raise ValueError\n```",
+                   "```python\nxyz = 3\n```"]
+    n = len(completions)
+    EnvReward(StatusEnv())(prompts=["p"] * n, completions=completions, seed=[0, 1, 2, 3], task_id=["t"] * n,
+                           group=["g"] * n, trainer_state=SimpleNamespace(global_step=0), log_metric=logged.__setitem__)
+    assert logged["wmrl/real_episodes"] == 3  # the text without code ran nothing
+    assert {k: logged[f"wmrl/outcome/{k}"] for k in ("ok", "invalid_action", "run_failed", "timeout", "predicted")} == {
+        "ok": 2, "invalid_action": 1, "run_failed": 1, "timeout": 0, "predicted": 0}
+    assert logged["wmrl/exec_s"] == 4.5 and logged["wmrl/exec_s_mean"] == 1.5
+    assert logged["wmrl/real_reward"] == pytest.approx(logged["wmrl/reward"])
+    assert "wmrl/predicted_reward" not in logged and "wmrl/wm_raw" not in logged
+    assert logged["wmrl/real_score"] == pytest.approx(10 * (lowercase_share("x = 1") + lowercase_share("xyz = 3")) / 2)
+
+    logged.clear()  # raw metrics of two tasks are not averaged
+    EnvReward(StatusEnv())(prompts=["p"] * 2, completions=[completions[0], completions[3]], seed=[0, 1],
+                           task_id=["t", "u"], group=["g", "g"], log_metric=logged.__setitem__)
+    assert "wmrl/real_score" not in logged and logged["wmrl/outcome/ok"] == 2
+
+
+def test_rewards_log_predicted_and_failed_predictions():
+    from wmrl_envs.world_models.base import Prediction
+
+    class FlakyWM:
+        def predict(self, context, action):
+            return Prediction.failure("server down") if "fail" in action else Prediction(score=0.25)
+
+    logged = {}
+    env = MixedRewardWrapper(StatusEnv(), FlakyWM(), anchor_rate=0.01, selection="quota")  # no anchor yet
+    EnvReward(env)(prompts=["p"] * 3, completions=["x = 1", "x = 'fail'", "x"], seed=[0, 1, 2], task_id=["t"] * 3,
+                   group=["g", "g", "g"], trainer_state=SimpleNamespace(global_step=0), log_metric=logged.__setitem__)
+    assert logged["wmrl/real_episodes"] == 0 and logged["wmrl/outcome/predicted"] == 2
+    assert logged["wmrl/outcome/world_model_failure"] == 1 and logged["wmrl/wm_failures"] == 1
+    assert logged["wmrl/wm_raw"] == pytest.approx(0.25) and "wmrl/real_reward" not in logged
+    assert "wmrl/exec_s_mean" not in logged

@@ -8,10 +8,13 @@ status, score and reward lines.
 
 from __future__ import annotations
 
+import functools
+import platform
 import re
 import secrets
 import unicodedata
 from dataclasses import dataclass
+from importlib import metadata
 
 import pandas as pd
 
@@ -32,6 +35,25 @@ _NOT_PLAIN = re.compile(r"[^\t\n -~]")  # anything but tab, newline and printabl
 # Unicode categories dropped: controls, format (bidi, zero-width), surrogates, private, unassigned,
 # line and paragraph separators.
 _DROPPED = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+_LIBRARIES = ("numpy", "pandas", "scipy", "scikit-learn")
+
+
+@functools.cache
+def runtime_versions() -> str:
+    """The programs' Python and key library versions, e.g. ``Python 3.11.2 with numpy 2.4.6,
+    pandas 3.1.1, ...``, read from this interpreter's installed packages: the local and bwrap
+    sandboxes run programs with it, and the Docker image pins the same libraries
+    (``sandbox/docker.py``; its Python is 3.11, its patch release may differ). Missing packages
+    are left out."""
+    found = []
+    for name in _LIBRARIES:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            continue
+    return f"Python {platform.python_version()}" + (f" with {', '.join(found)}" if found else "")
 
 
 def _schema(task: Task) -> str:
@@ -92,7 +114,7 @@ def task_text(task: Task, limits: Limits, max_turns: int) -> str:
             "",
             "## Limits",
             f"wall {limits.wall_s:g} s, CPU {limits.cpu_s:g} s, memory {limits.memory_mb} MB, "
-            f"{limits.threads} thread(s), no network. Python with numpy, pandas, scipy and scikit-learn.",
+            f"{limits.threads} thread(s), no network. {runtime_versions()}.",
             "",
             "## Turns",
             turns,
