@@ -1,10 +1,9 @@
-"""Exact resume: a run killed (SIGKILL) anywhere and resumed from its snapshot repeats the anchor
+"""Exact resume: a run killed (SIGKILL) at a given step and resumed from its snapshot repeats the anchor
 decisions, counts, rewards and final mixing state of an uninterrupted run."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -15,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 WORKER = textwrap.dedent(
     """
-    import json, sys, numpy as np
+    import json, os, signal, sys, numpy as np
     sys.path.insert(0, {tests!r})
     from test_mixing_state import Drift, progress
     from wmrl_envs.mixing import MixingConfig
@@ -25,20 +24,24 @@ WORKER = textwrap.dedent(
                              return_range=(-20.0, 0.0), config=cfg)
     start = env.state.counts["episodes"]  # the snapshot is a cut at an episode boundary
     print("start", start, flush=True)
+    steps = 0
     for e in range(start, 150):
         env.reset(seed=e, options={{"group": f"g{{e // 3}}"}})
         done = False
         while not done:
             _, r, t, tr, info = env.step(np.array([np.sin(e // 3) + 0.3], np.float32))
             done = t or tr
+            steps += 1
+            if steps == {kill_at}:  # SIGKILL at this exact step: mid-episode or just after one ends
+                os.kill(os.getpid(), signal.SIGKILL)
         print(json.dumps({{"e": e, "anchor": info["mixing"]["anchor"], "reward": r}}), flush=True)
     print("final", json.dumps(env.state.state_dict()), flush=True)
     """
 )
 
 
-def _worker(path: Path) -> subprocess.Popen:
-    code = WORKER.format(tests=str(ROOT / "tests"), path=str(path))
+def _worker(path: Path, kill_at: int = -1) -> subprocess.Popen:
+    code = WORKER.format(tests=str(ROOT / "tests"), path=str(path), kill_at=kill_at)
     return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT)
 
 
@@ -59,26 +62,18 @@ def test_a_killed_run_resumes_exactly(tmp_path):
     _, reference, final = _parse(p.communicate(timeout=300)[0])
     assert p.returncode == 0 and len(reference) == 150
     assert final["controller"]["rate"] == final["sampler"]["rate"] != 0.3  # the rate moved, and is state
-    for kill_after in (1, 31, 97):  # within the first group, and mid-run
-        path = tmp_path / f"killed-{kill_after}.json"
-        p = _worker(path)
-        lines = []
-        while len(lines) <= kill_after:
-            line = p.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-        os.kill(p.pid, signal.SIGKILL)
-        lines.append(p.stdout.read())  # what it printed before the signal landed
-        p.wait()
-        _, before, _ = _parse("".join(lines))
+    for kill_at in (1, 7, 203, 400, 610):  # steps: the first, mid-episode, the last of episode 19, deep in
+        path = tmp_path / f"killed-{kill_at}.json"
+        p = _worker(path, kill_at)
+        _, before, _ = _parse(p.communicate(timeout=300)[0])
+        assert p.returncode == -signal.SIGKILL
         resumed = _worker(path)
         start, after, resumed_final = _parse(resumed.communicate(timeout=300)[0])
         assert resumed.returncode == 0
-        assert before == reference[: len(before)], kill_after
-        assert 0 < start <= len(before) + 1 or kill_after == 1, (kill_after, start)  # the last snapshot
-        assert after == reference[start:], kill_after  # same anchors and rewards
-        assert resumed_final == final, kill_after  # same counts, weights, monitor, rate
+        assert before == reference[: len(before)], kill_at
+        assert len(before) <= start <= len(before) + 1, kill_at  # every finished episode (the last may be unprinted)
+        assert after == reference[start:], kill_at  # same anchors and rewards
+        assert resumed_final == final, kill_at  # same counts, weights, monitor, rate
 
 
 def test_the_snapshot_holds_every_finished_episode(tmp_path):

@@ -71,3 +71,20 @@ def test_state_round_trip_and_exposure():
         state.end_episode(f"g{i}", y, s, y)
     assert state.stats()["monitor"]["pairs"] == 20
     assert set(state.monitor_summary()) >= {"alarm", "calibrated", "anchor_rate", "overrating"}
+
+
+def test_a_short_run_is_guarded_and_calibration_needs_evidence():
+    """Before the reference window fills (a run's first dozens of anchors), a significantly
+    overrating reward still raises the alarm; a noisy but unbiased one is not called calibrated
+    until its interval is within the tolerance."""
+    m = ExploitationMonitor()  # reference: 64 pairs, never full here
+    feed(m, [(0.8, 0.8, y) for y in np.random.default_rng(3).uniform(0.0, 0.3, 20)])
+    rep = m.report()
+    assert rep["overrates"] and rep["alarm"] and not rep["calibrated"]
+    noisy = ExploitationMonitor()
+    feed(noisy, [(0.5, 0.5, y) for y in (0.0, 1.0) * 8])  # unbiased, sd 0.5: interval ±0.27
+    rep = noisy.report()
+    assert not rep["alarm"] and not rep["calibrated"]
+    precise = ExploitationMonitor()
+    feed(precise, [(0.5, 0.5, y) for y in (0.45, 0.55) * 8])  # unbiased, sd 0.05: interval ±0.03
+    assert precise.report()["calibrated"]

@@ -6,10 +6,13 @@ pairs ``(s, f(s), y)`` (world-model score, its debiased value through the map *b
 was added, real score), in arrival order, measure it out of sample. On a window of ``n`` pairs:
 
 - **calibration error** ``e = mean(f(s) - y)``: > 0, the world model overrates the current
-  samples. Scores lie in [0, 1], so each term lies in [-1, 1] and Hoeffding's inequality bounds
-  the mean with no distributional assumption (no t, no bootstrap)::
+  samples; Student's t interval on the ``n`` terms (each clipped to [-1, 1])::
 
-      e ± 2 · sqrt(ln(2/δ) / (2n))          δ = 1 - confidence
+      e ± t_{(1+c)/2, n-1} · sd / sqrt(n)
+
+  (Hoeffding's distribution-free bound was used first: with each term in [-1, 1] its half-width is
+  0.68 at 16 pairs and 0.24 at 128, so over a run's few dozen anchor pairs it could never show a
+  bias, and "no evidence of bias" was read as "calibrated".)
 
 - **overrating share** ``p``: the share of pairs *predicted high and real low*,
   ``f(s) ≥ high`` (0.5) and ``y ≤ f(s) - margin`` (0.3): the programs a reward hacker finds.
@@ -28,9 +31,11 @@ frozen once full), and the **recent** window, the last ``recent`` pairs (the cur
 A figure has **drifted** when the recent interval lies wholly on the bad side of the reference
 interval (the intervals are disjoint: recent error or overrating share above, correlation below;
 the calibration error also drifts when it falls below, an underrating world model). The
-**alarm** is raised when any figure has drifted, once the reference is full and the recent window
-holds ``min_pairs``. The debiased reward is **calibrated** on the current policy when the recent
-window holds ``min_pairs``, there is no alarm and the calibration error's interval contains 0.
+**alarm** is raised once the recent window holds ``min_pairs`` and either a figure has drifted (the
+reference full) or the recent debiased reward **overrates** the current samples (the calibration
+error's interval lies above 0): a short run, whose reference never fills, is still guarded. The
+debiased reward is **calibrated** on the current policy when there is no alarm and the calibration
+error's interval lies within ``±tolerance``: evidence of no bias, not the absence of evidence.
 """
 
 from __future__ import annotations
@@ -40,14 +45,17 @@ from collections import deque
 from statistics import NormalDist
 
 import numpy as np
+from scipy.stats import t as student_t
 
 Interval = dict  # {"value": float, "lo": float, "hi": float}
 
 
-def hoeffding_mean(x: np.ndarray, width: float, delta: float) -> Interval:
-    """Mean of ``x`` (values in a range of ``width``) and Hoeffding's two-sided bound."""
+def t_mean(x: np.ndarray, confidence: float) -> Interval:
+    """Mean of ``x`` and Student's t interval (infinitely wide with one value)."""
     m = float(np.mean(x))
-    half = width * math.sqrt(math.log(2.0 / delta) / (2 * len(x)))
+    if len(x) < 2:
+        return {"value": m, "lo": -math.inf, "hi": math.inf}
+    half = float(student_t.ppf((1 + confidence) / 2, len(x) - 1) * np.std(x, ddof=1) / math.sqrt(len(x)))
     return {"value": m, "lo": m - half, "hi": m + half}
 
 
@@ -90,16 +98,20 @@ class ExploitationMonitor:
         min_pairs: recent pairs before any verdict.
         high, margin: the overrating rule ``f(s) ≥ high and y ≤ f(s) - margin``.
         confidence: of every interval.
+        tolerance: the largest bias a calibrated reward may have (the interval's bound).
     """
 
     def __init__(self, recent: int = 64, reference: int = 64, min_pairs: int = 16,
-                 high: float = 0.5, margin: float = 0.3, confidence: float = 0.95) -> None:
+                 high: float = 0.5, margin: float = 0.3, confidence: float = 0.95, tolerance: float = 0.15) -> None:
         if not 4 <= min_pairs <= min(recent, reference):
             raise ValueError(f"min_pairs must lie in [4, min(recent, reference)], got {min_pairs}")
         if not 0.0 < confidence < 1.0:
             raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
         self.recent_size, self.reference_size, self.min_pairs = int(recent), int(reference), int(min_pairs)
+        if not 0.0 < tolerance < 1.0:
+            raise ValueError(f"tolerance must lie in (0, 1), got {tolerance}")
         self.high, self.margin, self.confidence = float(high), float(margin), float(confidence)
+        self.tolerance = float(tolerance)
         self.z = NormalDist().inv_cdf((1 + confidence) / 2)
         self.recent: deque[tuple[float, float, float]] = deque(maxlen=self.recent_size)
         self.reference: list[tuple[float, float, float]] = []
@@ -121,7 +133,7 @@ class ExploitationMonitor:
         over = int(np.sum((f >= self.high) & (y <= f - self.margin)))
         return {
             "n": len(f),
-            "calib_error": hoeffding_mean(np.clip(f - y, -1.0, 1.0), 2.0, 1 - self.confidence),
+            "calib_error": t_mean(np.clip(f - y, -1.0, 1.0), self.confidence),
             "overrating": wilson(over, len(f), self.z),
             "spearman": spearman(f, y, self.z),
         }
@@ -132,11 +144,12 @@ class ExploitationMonitor:
         ready = recent["n"] >= self.min_pairs
         comparable = ready and len(self.reference) == self.reference_size
         drift = _drift(recent, ref) if comparable else dict.fromkeys(("calib_error", "overrating", "spearman"), False)
-        alarm = any(drift.values())
         err = recent["calib_error"]
-        calibrated = ready and not alarm and err["lo"] <= 0.0 <= err["hi"]
+        overrates = ready and err["lo"] > 0.0
+        alarm = ready and (any(drift.values()) or overrates)
+        calibrated = ready and not alarm and -self.tolerance <= err["lo"] and err["hi"] <= self.tolerance
         return {"pairs": self.n_pairs, "recent": recent, "reference": ref, "drift": drift,
-                "alarm": alarm, "calibrated": calibrated}
+                "overrates": overrates, "alarm": alarm, "calibrated": calibrated}
 
     def summary(self) -> dict:
         """The small per-episode form: verdicts and the recent point values."""
@@ -147,13 +160,13 @@ class ExploitationMonitor:
 
     def state_dict(self) -> dict:
         return {"recent_size": self.recent_size, "reference_size": self.reference_size, "min_pairs": self.min_pairs,
-                "high": self.high, "margin": self.margin, "confidence": self.confidence,
+                "high": self.high, "margin": self.margin, "confidence": self.confidence, "tolerance": self.tolerance,
                 "recent": [list(p) for p in self.recent], "reference": [list(p) for p in self.reference],
                 "n_pairs": self.n_pairs}
 
     def load_state_dict(self, state: dict) -> None:
         self.__init__(state["recent_size"], state["reference_size"], state["min_pairs"],
-                      state["high"], state["margin"], state["confidence"])
+                      state["high"], state["margin"], state["confidence"], state.get("tolerance", 0.15))
         self.recent.extend(tuple(p) for p in state["recent"])
         self.reference = [tuple(p) for p in state["reference"]]
         self.n_pairs = int(state["n_pairs"])

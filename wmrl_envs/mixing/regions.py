@@ -7,7 +7,7 @@ the exploitation monitor's recent window of pairs ``(s, f(s), y)``, split into `
 the debiased score ``f(s)`` on [0, 1]. For band ``b`` with ``n_b`` recent pairs:
 
     e_b   = mean over the band of (y - f(s))                    (its residual: < 0 is overrated)
-    h_b   = 2 · sqrt(ln(2/δ) / (2 n_b))                         (Hoeffding: each term lies in [-1, 1])
+    h_b   = t_{(1+c)/2, n_b-1} · sd_b / sqrt(n_b)               (Student's t, confidence c)
     band b is overrated   iff   n_b ≥ min_pairs  and  e_b + h_b < 0
 
 A world-model reward whose debiased score falls in an overrated band is shrunk towards the anchors'
@@ -23,10 +23,11 @@ rule has no state of its own: it reads the monitor's window, which is part of th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
+
+from .monitor import t_mean
 
 
 class RegionShrinkage:
@@ -36,15 +37,15 @@ class RegionShrinkage:
         bands: equal bands of the debiased score on [0, 1].
         min_pairs: recent pairs a band needs before it can be judged.
         n0: prior weight (in pairs) of the world model's own score.
-        confidence: of the Hoeffding bound (δ = 1 - confidence).
+        confidence: of the t interval.
     """
 
     def __init__(self, bands: int = 5, min_pairs: int = 4, n0: float = 8.0, confidence: float = 0.95) -> None:
         if bands < 1 or min_pairs < 1 or n0 <= 0 or not 0 < confidence < 1:
             raise ValueError(f"need bands >= 1, min_pairs >= 1, n0 > 0, confidence in (0, 1); got "
                              f"{bands}, {min_pairs}, {n0}, {confidence}")
-        self.bands, self.min_pairs, self.n0 = int(bands), int(min_pairs), float(n0)
-        self.delta = 1.0 - float(confidence)
+        self.bands, self.min_pairs, self.n0 = int(bands), max(2, int(min_pairs)), float(n0)
+        self.confidence = float(confidence)
 
     def band(self, f: float) -> int:
         return min(self.bands - 1, max(0, int(f * self.bands)))
@@ -57,10 +58,11 @@ class RegionShrinkage:
         out = {}
         for b, res in by_band.items():
             n = len(res)
-            e = float(np.mean(res))
-            bound = e + 2.0 * math.sqrt(math.log(2.0 / self.delta) / (2 * n))
-            if n >= self.min_pairs and bound < 0:
-                out[b] = {"n": n, "residual": e, "bound": bound, "lambda": n / (n + self.n0)}
+            if n < self.min_pairs:
+                continue
+            iv = t_mean(np.asarray(res), self.confidence)
+            if iv["hi"] < 0:
+                out[b] = {"n": n, "residual": iv["value"], "bound": iv["hi"], "lambda": n / (n + self.n0)}
         return out
 
     def adjust(self, f: float, overrated: dict[int, dict]) -> float:
