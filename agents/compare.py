@@ -408,6 +408,7 @@ def plot(results: dict, path: Path) -> None:
     ax.axhline(real, color="grey", ls=":", label="real GRPO, final")
     ax.axhline(results["untrained"]["heldout"]["mean"], color="black", ls="--", lw=0.8, label="untrained")
     ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlim(left=0)
     ax.set_xlabel("cumulative training compute (CPU-seconds)")
     ax.set_ylabel("held-out score (real execution)")
     n = len(runs)

@@ -17,7 +17,8 @@ Each configuration trains the four arms of ``wmrl compare`` (real, wmrl, wmrl-no
 wmrl-no-denoise) over the same seeds; the table gives the held-out score (mean, 95% interval), each
 arm's paired difference to real GRPO and each ablation's paired difference to full WMRL. Debiasing
 should matter under distortion, denoising under noise; the blind spot shows what neither fixes.
-Writes ``DIR/wm_sensitivity.json`` and ``DIR/wm_sensitivity.png``.
+Writes ``DIR/wm_sensitivity.json`` and ``DIR/wm_sensitivity.png``, and each configuration's full compare
+results and curves under ``DIR/<config>/`` (``results.json``, ``compare.png``).
 """
 
 from __future__ import annotations
@@ -124,8 +125,7 @@ def run(args: argparse.Namespace) -> dict:
                                 progress=False, dsbench=False, cache=cache, tasks=tasks)
     return {"table": tab.summary, "pool": len(pool), "blind_programs_per_task": len(blind) / len(tab.programs),
             "budget": budget.__dict__, "seeds": args.seeds, "configs": {k: CONFIGS[k] for k in args.configs},
-            "results": {k: _rows(k, v, args.arms) for k, v in results.items()}, "wall_s": time.perf_counter() - t0,
-            "compare": results}
+            "results": {k: _rows(k, v, args.arms) for k, v in results.items()}, "wall_s": time.perf_counter() - t0}
 
 
 def _rows(config: str, res: dict, arms: list[str]) -> list[dict]:
