@@ -84,3 +84,17 @@ def test_a_state_file_from_another_configuration_or_corrupt_is_refused(tmp_path)
     path.write_text("[1, 2]")
     with pytest.raises(ValueError, match="not a mixing-state snapshot"):
         MixingState(MixingConfig(anchor_rate=0.2), state_path=path)
+
+
+def test_reward_mixer_carries_the_guard_and_restores_it():
+    from wmrl_envs.mixing import RewardMixer
+
+    mixer = RewardMixer(MixingConfig(anchor_rate=0.1, adaptive=True, shrink_overrated=True, adapt_every=4,
+                                     monitor_min_pairs=4, min_pairs=4))
+    for _ in range(6):  # every group an anchor here: predicted 0.9, real 0.1
+        res = mixer.mix([[0.9] * 4, [0.9] * 4], [[0.1] * 4, None])
+    assert res.stats["monitor"]["alarm"] and res.stats["anchor_rate"] > 0.1
+    assert 4 in res.stats["overrated_bands"] or mixer.transform([0.9])[0] < 0.5
+    clone = RewardMixer(mixer.config)
+    clone.load_state_dict(mixer.state_dict())
+    assert clone.sampler.rate == mixer.sampler.rate and clone.monitor.report() == mixer.monitor.report()

@@ -5,6 +5,9 @@ Per batch (see ``notes/rl-and-llm.md`` §4):
   2. diagnostics on anchors use the map ``f`` as it was *before* this batch (out of sample);
   3. the anchor pairs ``(s, y)`` are added to the debiaser and ``f`` is refitted;
   4. rewards: ``y`` for anchor groups, ``f(s)`` for world-model groups;
+  4b. with ``shrink_overrated``, world-model rewards in overrated score bands are shrunk
+     (``regions.py``); the anchor pairs also feed the exploitation monitor, whose verdict is in
+     ``stats["monitor"]`` and, with ``adaptive``, moves the anchor rate (``controller.py``);
   5-6. :func:`~wmrl_envs.mixing.denoise.weighted_advantages`: ``r - group mean``, inverse-variance
      weights from the anchors' real energy and the world model's out-of-sample residual, applied
      as multipliers ``c_T``.
@@ -25,6 +28,7 @@ from .anchors import AnchorSampler
 from .config import MixingConfig
 from .debias import OnlineDebiaser
 from .denoise import InverseVarianceWeights, Weights, weighted_advantages
+from .guard import build_guard
 
 
 @dataclass
@@ -62,6 +66,7 @@ class RewardMixer:
         self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
         self.debiaser = OnlineDebiaser(c.window, c.min_pairs)
         self.weighter = InverseVarianceWeights(c.ema, c.weighting)
+        self.monitor, self.controller, self.shrinkage = build_guard(c)
         self.totals = {"groups": 0, "anchor_groups": 0, "real_executions": 0, "executions_saved": 0}
 
     def select(self, keys: Sequence[str], step: int | None = None) -> np.ndarray:
@@ -92,9 +97,11 @@ class RewardMixer:
         stats = self._diagnostics(s_anchor, y_anchor)  # with the map before this batch
         residuals = [None if y is None else y - self.transform(s) for s, y in zip(s_groups, y_groups)]
         calibrated = self.debiaser.active and self.config.debias
+        for s, f, y in zip(s_anchor, self.transform(s_anchor), y_anchor):
+            self.monitor.update(s, f, y)
         if y_anchor.size:
             self.debiaser.update(s_anchor, y_anchor)
-        debiased = [self.transform(s) for s in s_groups]
+        debiased = [self._shrunk(self.transform(s)) for s in s_groups]
         rewards = [y if y is not None else d for y, d in zip(y_groups, debiased)]
         c = self.config
         advantages, weights = weighted_advantages(
@@ -135,7 +142,24 @@ class RewardMixer:
             D_W=weights.residual_wm,
             w_floored=weights.floored,
         )
+        self._adapt(len(s_groups), stats)
         return MixResult(rewards, advantages, debiased, is_anchor, weights, stats)
+
+    def _shrunk(self, f: np.ndarray) -> np.ndarray:
+        """Debiased scores with overrated bands shrunk (``shrink_overrated``; ``regions.py``)."""
+        if self.shrinkage is None:
+            return f
+        bands = self.shrinkage.overrated(self.monitor.recent)
+        return np.array([self.shrinkage.adjust(float(v), bands) for v in f])
+
+    def _adapt(self, groups: int, stats: dict) -> None:
+        """The monitor's verdict into the stats, and into the anchor rate when ``adaptive``."""
+        report = self.monitor.report()
+        if self.controller is not None:
+            self.sampler.rate = self.controller.groups_completed(groups, report)
+        stats.update(anchor_rate=self.sampler.rate, monitor=report)
+        if self.shrinkage is not None:
+            stats["overrated_bands"] = self.shrinkage.overrated(self.monitor.recent)
 
     def _diagnostics(self, s: np.ndarray, y: np.ndarray) -> dict:
         if not y.size:
@@ -180,6 +204,8 @@ class RewardMixer:
             "debiaser": self.debiaser.state_dict(),
             "weighter": self.weighter.state_dict(),
             "totals": dict(self.totals),
+            "monitor": self.monitor.state_dict(),
+            "controller": None if self.controller is None else self.controller.state_dict(),
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -188,3 +214,8 @@ class RewardMixer:
         self.debiaser.load_state_dict(state["debiaser"])
         self.weighter.load_state_dict(state["weighter"])
         self.totals = dict(state["totals"])
+        self.monitor, self.controller, self.shrinkage = build_guard(self.config)
+        if state.get("monitor") is not None:
+            self.monitor.load_state_dict(state["monitor"])
+        if self.controller is not None and state.get("controller") is not None:
+            self.controller.load_state_dict(state["controller"])

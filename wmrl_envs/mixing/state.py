@@ -40,11 +40,9 @@ import numpy as np
 
 from .anchors import AnchorSampler
 from .config import MixingConfig
-from .controller import AnchorRateController
 from .debias import OnlineDebiaser
 from .denoise import InverseVarianceWeights, Weights, weighted_advantages
-from .monitor import ExploitationMonitor
-from .regions import RegionShrinkage
+from .guard import build_guard
 
 log = logging.getLogger(__name__)
 
@@ -137,12 +135,7 @@ class MixingState:
         self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
         self.debiaser = OnlineDebiaser(c.window, c.min_pairs)
         self.weighter = InverseVarianceWeights(c.ema, c.weighting)
-        self.monitor = ExploitationMonitor(c.monitor_recent, c.monitor_reference, c.monitor_min_pairs,
-                                           confidence=c.monitor_confidence)
-        self.controller = (AnchorRateController(c.anchor_rate, c.min_rate, c.max_rate, c.adapt_every)
-                           if c.adaptive else None)
-        self.shrinkage = (RegionShrinkage(c.shrink_bands, confidence=c.monitor_confidence)
-                          if c.shrink_overrated else None)
+        self.monitor, self.controller, self.shrinkage = build_guard(c)
         self._overrated: tuple[int, dict] = (-1, {})  # (monitor pairs when computed, overrated bands)
         self.debias = c.debias
         self.state_path = None if state_path is None else Path(state_path)
