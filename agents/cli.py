@@ -21,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS} (and {GUARD})")
     p.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
     p.add_argument("--eval-every", type=int, default=10, help="updates between held-out evaluations (curve points; default: 10)")
-    p.add_argument("--eval-samples", type=int, default=3,
-                   help="sampled programs per held-out task for policies that cannot be enumerated (default: 3)")
+    p.add_argument("--eval-samples", type=int, default=2,
+                   help="sampled programs per held-out task for policies that cannot be enumerated (default: 2)")
     p.add_argument("--dsbench", action="store_true", help="also score every arm on WMRL/DSBench-v0 at the end")
     p.add_argument("--time-limit", type=float, default=20.0,
                    help="CPU-seconds a program may run in training and evaluation (default: %(default)s; the tasks' own: 60)")

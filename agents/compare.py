@@ -82,7 +82,7 @@ class Budget:
     group_size: int = 4
     groups_per_update: int = 4
     eval_every: int = 10
-    eval_samples: int = 3
+    eval_samples: int = 2
 
     def __post_init__(self) -> None:
         if self.updates < 1 or self.group_size < 2 or self.groups_per_update < 1:
