@@ -161,10 +161,9 @@ class BCPolicy:
     # -- policy gradient ---------------------------------------------------------------------
     def log_prob(self, x: np.ndarray, actions: np.ndarray) -> Any:
         """Per-step log-likelihood (a torch tensor) of ``actions`` (n, act_dim) at features ``x``."""
-        import torch
+        from agents.gaussian import normal_log_prob
 
-        dist = torch.distributions.Normal(self.mean(torch.from_numpy(x)), self.log_std.exp())
-        return dist.log_prob(torch.from_numpy(actions)).sum(-1)
+        return normal_log_prob(self.mean, self.log_std, x, actions)
 
     def update(self, records: Sequence[Sequence[tuple]], advantages: np.ndarray) -> dict:
         """One policy-gradient step (``agents.gaussian.reinforce_step``) from the BC start."""

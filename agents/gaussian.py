@@ -78,8 +78,7 @@ class GaussianPolicy:
 
     def log_prob(self, obs: np.ndarray, actions: np.ndarray) -> torch.Tensor:
         """Per-step log-likelihood of ``actions`` (n, act_dim) under the policy at ``obs`` (n, obs_dim)."""
-        dist = torch.distributions.Normal(self.mean(torch.from_numpy(obs)), self.log_std.exp())
-        return dist.log_prob(torch.from_numpy(actions)).sum(-1)
+        return normal_log_prob(self.mean, self.log_std, obs, actions)
 
     def update(self, records: Sequence[Sequence[tuple]], advantages: np.ndarray) -> dict:
         return reinforce_step(self, records, advantages)
@@ -97,6 +96,12 @@ class GaussianPolicy:
         with torch.no_grad():
             self.log_std.copy_(saved["log_std"])
         self.optimizer.load_state_dict(saved["optimizer"])
+
+
+def normal_log_prob(mean: nn.Module, log_std: torch.Tensor, obs: np.ndarray, actions: np.ndarray) -> torch.Tensor:
+    """Per-step log-likelihood of ``actions`` under N(mean(obs), exp(log_std)), summed over action dims."""
+    dist = torch.distributions.Normal(mean(torch.from_numpy(obs)), log_std.exp())
+    return dist.log_prob(torch.from_numpy(actions)).sum(-1)
 
 
 def reinforce_step(policy: Any, records: Sequence[Sequence[tuple]], advantages: np.ndarray) -> dict:
