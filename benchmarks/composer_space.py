@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _report import table  # noqa: E402
 
 import wmrl_envs  # noqa: E402, F401
-from agents.composer import SLOTS, ComposerPolicy, n_programs  # noqa: E402
+from wmrl_agents.composer import SLOTS, ComposerPolicy, n_programs  # noqa: E402
 
 BOTTOM = 0.1
 COLUMNS = (

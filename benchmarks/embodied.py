@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE))
 from _report import table, write_json  # noqa: E402
 
 import wmrl_envs  # noqa: E402, F401
-from agents.expert import ScriptedExpert  # noqa: E402
+from wmrl_agents.expert import ScriptedExpert  # noqa: E402
 from wmrl_envs.embodied import suite  # noqa: E402
 from wmrl_envs.world_models.progress import PredicateProgress  # noqa: E402
 

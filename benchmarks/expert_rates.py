@@ -5,9 +5,9 @@ behaviour-cloned policy's success on held-out init states (the "SFT" row).
                                       [--sft-inits 3] [--demos FILE] [--out DIR]
 
 1. The expert (no noise) from the first ``--inits`` *train* init states of each task
-   (:func:`agents.demos.split_init_states`): success rate, steps, simulator seconds. Its
+   (:func:`wmrl_agents.demos.split_init_states`): success rate, steps, simulator seconds. Its
    successful episodes are the demonstrations, written to ``--demos`` (``.npz``).
-2. :class:`agents.bc.BCPolicy` fitted on them (``--epochs``; skipped with ``--epochs 0``), then run
+2. :class:`wmrl_agents.bc.BCPolicy` fitted on them (``--epochs``; skipped with ``--epochs 0``), then run
    deterministically (its mean action) from ``--sft-inits`` *held-out* init states of each task.
 
 Prints tables and writes ``DIR/expert_rates.json`` (default ``runs/embodied``).
@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _report import table, write_json  # noqa: E402
 
-from agents.demos import Demos, record_demos, run_episode, split_init_states  # noqa: E402
+from wmrl_agents.demos import Demos, record_demos, run_episode, split_init_states  # noqa: E402
 from wmrl_envs.embodied.libero_env import resolve_task  # noqa: E402
 
 
@@ -35,7 +35,7 @@ def sft_table(policy, tasks: list[int], inits: int, seed: int = 0) -> list[dict]
     import gymnasium as gym
 
     import wmrl_envs  # noqa: F401
-    from agents.bc import check_policy_fits_env
+    from wmrl_agents.bc import check_policy_fits_env
     from wmrl_envs.embodied import suite
 
     rows = []
@@ -80,7 +80,7 @@ def main() -> None:
 
     sft, fit = [], {}
     if args.epochs and demos.episodes:
-        from agents.bc import BCPolicy
+        from wmrl_agents.bc import BCPolicy
 
         demos = Demos.load(demos_path)
         policy = BCPolicy(obs_dim=demos.obs.shape[1], seed=args.seed)

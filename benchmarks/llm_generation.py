@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from _report import table, write_json  # noqa: E402
 from conftest import build_tiny_llm  # noqa: E402 - the tests' tiny model builder
 
-from agents.llm import LLMPolicy  # noqa: E402
+from wmrl_agents.llm import LLMPolicy  # noqa: E402
 
 OBS = "Task credit-scoring: predict the default probability from data/train.csv and write submission.csv."
 

@@ -3,7 +3,7 @@ and blind spot, measured against real GRPO on the same programs.
 
     python benchmarks/wm_sensitivity.py [--seeds 5] [--pool 64] [--configs all] [--out runs/wm_sensitivity]
 
-The policy is the composer restricted to a fixed pool of programs (``agents/pool.py``). Every pool
+The policy is the composer restricted to a fixed pool of programs (``wmrl_agents/pool.py``). Every pool
 program is run once for real on every train and held-out task (the outcome table, shared with
 ``wmrl compare``'s cache), so:
 
@@ -37,11 +37,11 @@ from _instruments import TableWorldModel, program_hash  # noqa: E402
 from _report import table, write_json  # noqa: E402
 
 import wmrl_envs  # noqa: E402,F401
-from agents.compare import ARMS, Budget, compare, program_limits  # noqa: E402
-from agents.evaluate import evaluate_policies  # noqa: E402
-from agents.pool import PoolPolicy, choice_of, uniform_pool  # noqa: E402
-from agents.replay import OutcomeStore, action_key, task_key  # noqa: E402
-from agents.stats import fmt, interval, paired  # noqa: E402
+from wmrl_agents.compare import ARMS, Budget, compare, program_limits  # noqa: E402
+from wmrl_agents.evaluate import evaluate_policies  # noqa: E402
+from wmrl_agents.pool import PoolPolicy, choice_of, uniform_pool  # noqa: E402
+from wmrl_agents.replay import OutcomeStore, action_key, task_key  # noqa: E402
+from wmrl_agents.stats import fmt, interval, paired  # noqa: E402
 
 ENV_ID = "WMRL/MLEDojo-v0"
 LIMITS = program_limits(20.0)  # the same per-program cap as `wmrl compare`
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> dict:
     cache = Path(args.cache) if args.cache else None
     store = OutcomeStore((cache / f"{ENV_ID.replace('/', '_')}.jsonl") if cache else None) if cache else None
     if store is None:
-        from agents.replay import default_store
+        from wmrl_agents.replay import default_store
 
         store = default_store(ENV_ID)
     tasks = {"train": args.train_tasks, "heldout": args.heldout_tasks}

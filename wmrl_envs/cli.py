@@ -14,7 +14,7 @@ _COMMAND_MODULES = (
     "wmrl_envs.sandbox.cli",
     "wmrl_envs.mle.cli",
     "wmrl_envs.world_models.cli",
-    "agents.cli",
+    "wmrl_agents.cli",
 )
 
 

@@ -12,9 +12,9 @@ pytest.importorskip("stable_baselines3", reason="needs stable-baselines3: bash s
 import gymnasium as gym  # noqa: E402
 
 import wmrl_envs  # noqa: E402, F401
-from agents.gaussian import GaussianPolicy  # noqa: E402
-from agents.grpo import GRPOTrainer  # noqa: E402
-from agents.sb3 import train_ppo  # noqa: E402
+from wmrl_agents.gaussian import GaussianPolicy  # noqa: E402
+from wmrl_agents.grpo import GRPOTrainer  # noqa: E402
+from wmrl_agents.sb3 import train_ppo  # noqa: E402
 from wmrl_envs.world_models.progress import PredicateProgress  # noqa: E402
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper  # noqa: E402
 

@@ -9,11 +9,11 @@ import sys
 import numpy as np
 import pytest
 
-from agents.demos import HELD_OUT, N_INIT_STATES, Demos, split_init_states
+from wmrl_agents.demos import HELD_OUT, N_INIT_STATES, Demos, split_init_states
 
 torch = pytest.importorskip("torch", reason="needs torch: bash scripts/setup.sh sb3")
 
-from agents.bc import BCPolicy, check_policy_fits_env  # noqa: E402
+from wmrl_agents.bc import BCPolicy, check_policy_fits_env  # noqa: E402
 
 
 def test_split_is_disjoint_complete_and_deterministic():
@@ -146,6 +146,6 @@ def test_bad_task_and_mismatched_policy_fail_before_simulation():
 
 
 def test_modules_import_without_torch():
-    code = "import sys; sys.modules['torch'] = None; import agents.bc, agents.demos; print('ok')"
+    code = "import sys; sys.modules['torch'] = None; import wmrl_agents.bc, wmrl_agents.demos; print('ok')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import wmrl_envs  # noqa: F401
-from agents.demos import record_demos, split_init_states
-from agents.expert import ScriptedExpert, object_box
+from wmrl_agents.demos import record_demos, split_init_states
+from wmrl_agents.expert import ScriptedExpert, object_box
 
 
 @pytest.mark.libero

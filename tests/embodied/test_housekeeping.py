@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import wmrl_envs  # noqa: F401
-from agents.grpo import run_episode
+from wmrl_agents.grpo import run_episode
 from wmrl_envs.embodied import suite
 
 pytestmark = pytest.mark.libero

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import wmrl_envs  # noqa: F401
-from agents.expert import ScriptedExpert
+from wmrl_agents.expert import ScriptedExpert
 from wmrl_envs.embodied import suite
 from wmrl_envs.world_models.progress import PredicateProgress
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from agents.vla import (
+from wmrl_agents.vla import (
     ActionStats,
     OpenVLAPolicy,
     gripper_to_libero,

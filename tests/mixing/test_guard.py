@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from wmrl_envs.mixing import MixingConfig, RegionShrinkage
 from wmrl_envs.mixing.state import MixingState

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from agents.grpo import GRPOTrainer
-from agents.trl import EnvReward
+from wmrl_agents.grpo import GRPOTrainer
+from wmrl_agents.trl import EnvReward
 from wmrl_envs.world_models import CHECKS, CodeCheckWorldModel, LLMCheckWorldModel, Prediction
 from wmrl_envs.world_models.backends import OpenAIBackend
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper

@@ -56,7 +56,7 @@ def dataset_dirs(packages: Iterable[tuple[str, str]] = DATASET_PACKAGES) -> list
 def project_dirs() -> list[Path]:
     """This project's packages (their assets include task specs and boards)."""
     here = Path(__file__).resolve().parent.parent  # wmrl_envs/
-    return [p for p in (here, here.parent / "agents") if p.is_dir()]
+    return [p for p in (here, here.parent / "wmrl_agents", here.parent / "agents") if p.is_dir()]
 
 
 def _code_only(src: str, names: list[str]) -> set[str]:

@@ -11,8 +11,8 @@ from gymnasium import spaces
 torch = pytest.importorskip("torch", reason="needs the llm extra: pip install -e '.[llm]'")
 
 import wmrl_envs  # noqa: E402,F401
-from agents.grpo import GRPOTrainer, run_episode  # noqa: E402
-from agents.llm import LLMPolicy, extract_code  # noqa: E402
+from wmrl_agents.grpo import GRPOTrainer, run_episode  # noqa: E402
+from wmrl_agents.llm import LLMPolicy, extract_code  # noqa: E402
 
 ZERO_COST = {"exec_s": 0.0, "exec_cpu_s": 0.0, "wm_s": 0.0, "sim_steps": 0, "sim_s": 0.0}
 

@@ -7,7 +7,7 @@ import gymnasium as gym
 import pytest
 
 import wmrl_envs  # noqa: F401
-from agents.replay import OutcomeStore, ReplayWrapper
+from wmrl_agents.replay import OutcomeStore, ReplayWrapper
 
 PROGRAM = """\
 import pandas as pd
@@ -32,7 +32,7 @@ def test_store_persists_and_skips_a_torn_last_line(tmp_path):
 def test_store_reads_what_another_process_appended(tmp_path):
     path = tmp_path / "t.jsonl"
     mine = OutcomeStore(path)
-    code = ("import sys; from agents.replay import OutcomeStore; s = OutcomeStore(sys.argv[1]);"
+    code = ("import sys; from wmrl_agents.replay import OutcomeStore; s = OutcomeStore(sys.argv[1]);"
             "[s.put(f'p{i}', {'reward': i}) for i in range(50)]")
     procs = [subprocess.Popen([sys.executable, "-c", code, str(path)]) for _ in range(2)]
     assert all(p.wait(timeout=60) == 0 for p in procs)

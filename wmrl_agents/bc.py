@@ -1,13 +1,13 @@
 """Behaviour cloning for WMRL/LIBERO-Long-v0: a task-conditioned Gaussian MLP policy, fitted by MSE
-on expert demonstrations (:mod:`agents.demos`) and then trainable by ``agents.grpo.GRPOTrainer``.
+on expert demonstrations (:mod:`wmrl_agents.demos`) and then trainable by ``wmrl_agents.grpo.GRPOTrainer``.
 
 Input: the state observation, standardised with the demonstrations' mean and std, followed by a
 one-hot of the libero_10 task index (``info["task_id"]``). Output: ``N(mlp(x), diag(exp(log_std))^2)``;
 ``fit`` trains the mean, the learnable log-std starts at ``init_log_std``. ``update`` is the same
-policy-gradient step as :class:`agents.gaussian.GaussianPolicy`: one Adam step on
+policy-gradient step as :class:`wmrl_agents.gaussian.GaussianPolicy`: one Adam step on
 ``-(1/N) sum_i A_i * mean_t log pi(a_t | x_t)``.
 
-torch is imported when a policy is built, so ``import agents.bc`` works without it.
+torch is imported when a policy is built, so ``import wmrl_agents.bc`` works without it.
 """
 
 from __future__ import annotations
@@ -161,13 +161,13 @@ class BCPolicy:
     # -- policy gradient ---------------------------------------------------------------------
     def log_prob(self, x: np.ndarray, actions: np.ndarray) -> Any:
         """Per-step log-likelihood (a torch tensor) of ``actions`` (n, act_dim) at features ``x``."""
-        from agents.gaussian import normal_log_prob
+        from wmrl_agents.gaussian import normal_log_prob
 
         return normal_log_prob(self.mean, self.log_std, x, actions)
 
     def update(self, records: Sequence[Sequence[tuple]], advantages: np.ndarray) -> dict:
-        """One policy-gradient step (``agents.gaussian.reinforce_step``) from the BC start."""
-        from agents.gaussian import reinforce_step
+        """One policy-gradient step (``wmrl_agents.gaussian.reinforce_step``) from the BC start."""
+        from wmrl_agents.gaussian import reinforce_step
 
         return reinforce_step(self, records, advantages)
 

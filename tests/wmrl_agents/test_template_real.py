@@ -4,10 +4,10 @@ import gymnasium as gym
 import pytest
 
 import wmrl_envs  # noqa: F401
-from agents.evaluate import evaluate_policies
-from agents.grpo import GRPOTrainer
-from agents.replay import OutcomeStore
-from agents.template import TemplatePolicy
+from wmrl_agents.evaluate import evaluate_policies
+from wmrl_agents.grpo import GRPOTrainer
+from wmrl_agents.replay import OutcomeStore
+from wmrl_agents.template import TemplatePolicy
 
 HELDOUT = ["cps-wages", "loan-interest", "mortgage-approval"]
 

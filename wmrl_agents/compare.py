@@ -2,13 +2,13 @@
 
 For every seed, every arm starts from the same policy and runs the same number of GRPO updates on
 the env's ``train`` tasks. Every ``eval_every`` updates the policy is evaluated with real execution
-on the ``heldout`` tasks (``agents/evaluate.py``: exact for a finite policy, greedy + sampled
+on the ``heldout`` tasks (``wmrl_agents/evaluate.py``: exact for a finite policy, greedy + sampled
 programs otherwise), which gives a curve of held-out score against cumulative training compute.
 At the end each arm is also scored on ``WMRL/DSBench-v0`` (text envs).
 
 Compute is counted the same way for every arm: sandbox CPU-seconds of every real execution,
 world-model seconds of every prediction, and policy-update seconds. Executions are replayed from a
-shared outcome table (``agents/replay.py``) when a seed or arm writes a program that already ran,
+shared outcome table (``wmrl_agents/replay.py``) when a seed or arm writes a program that already ran,
 and every replayed use is charged its recorded CPU-seconds: the table makes a study affordable,
 it never makes an arm cheaper.
 
@@ -21,7 +21,7 @@ Arms:
                      follows the exploitation monitor, overrated score bands are shrunk
 
 Across seeds, tables give the mean and 95% interval, and each arm's difference to ``real`` as a
-paired interval (``agents/stats.py``). A run writes everything under ``out`` as it goes and resumes
+paired interval (``wmrl_agents/stats.py``). A run writes everything under ``out`` as it goes and resumes
 from there: finished arms are read back, an unfinished one continues from its trainer checkpoint.
 """
 
@@ -37,10 +37,10 @@ import gymnasium as gym
 import numpy as np
 
 import wmrl_envs  # noqa: F401 - registers the env ids
-from agents.evaluate import evaluate_policies
-from agents.grpo import GRPOTrainer
-from agents.replay import OutcomeStore, ReplayWrapper, default_store
-from agents.stats import first_reach, interval, paired
+from wmrl_agents.evaluate import evaluate_policies
+from wmrl_agents.grpo import GRPOTrainer
+from wmrl_agents.replay import OutcomeStore, ReplayWrapper, default_store
+from wmrl_agents.stats import first_reach, interval, paired
 from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
 
@@ -55,11 +55,11 @@ def make_policy(agent: str | Callable[[int], object], seed: int):
     if callable(agent):
         return agent(seed)
     if agent == "composer":
-        from agents.composer import ComposerPolicy
+        from wmrl_agents.composer import ComposerPolicy
 
         return ComposerPolicy(seed=seed)
     if agent == "template":
-        from agents.template import TemplatePolicy
+        from wmrl_agents.template import TemplatePolicy
 
         return TemplatePolicy(seed=seed)
     raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
@@ -359,7 +359,7 @@ def summarize(runs: dict, arms: Sequence[str]) -> dict:
 
 def table(results: dict) -> str:
     """One row per arm: mean [95% interval] over seeds, and the paired difference to ``real``."""
-    from agents.stats import fmt
+    from wmrl_agents.stats import fmt
     from wmrl_envs.report import format_table
 
     rows = [{"arm": "untrained", "heldout": fmt(results["untrained"]["heldout"])}]

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from agents.stats import first_reach, fmt, interval, paired
+from wmrl_agents.stats import first_reach, fmt, interval, paired
 
 
 @settings(max_examples=60, deadline=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents.compare import AGENTS, ARMS, GUARD
+from wmrl_agents.compare import AGENTS, ARMS, GUARD
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from agents.compare import Budget, compare, table
+    from wmrl_agents.compare import Budget, compare, table
     from wmrl_envs.mixing import MixingConfig
 
     try:

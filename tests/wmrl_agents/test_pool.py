@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from agents.composer import SLOTS
-from agents.pool import PoolPolicy, choice_of, uniform_pool
+from wmrl_agents.composer import SLOTS
+from wmrl_agents.pool import PoolPolicy, choice_of, uniform_pool
 
 CONTEXT = {
     "task_id": "t", "task_type": "binary", "metric": "roc_auc", "target": "y", "id_column": "id",

@@ -35,8 +35,8 @@ import gymnasium as gym
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents.grpo import COST_KEYS, Episode, mix_advantages, outcome_metrics, run_episode
-from agents.llm import SYSTEM_PROMPT, build_messages, extract_code, render_plain
+from wmrl_agents.grpo import COST_KEYS, Episode, mix_advantages, outcome_metrics, run_episode
+from wmrl_agents.llm import SYSTEM_PROMPT, build_messages, extract_code, render_plain
 from wmrl_envs.mixing import InverseVarianceWeights
 
 
@@ -160,7 +160,7 @@ class EnvReward:
                  task_id: Sequence[str] | None = None, group: Sequence[str] | None = None, trainer_state: Any = None,
                  log_metric: Any = None, **kwargs: Any) -> list[float]:
         if seed is None or task_id is None or group is None:
-            raise ValueError("the dataset needs seed, task_id and group columns: build it with agents.trl.build_dataset")
+            raise ValueError("the dataset needs seed, task_id and group columns: build it with wmrl_agents.trl.build_dataset")
         if not self._checked:
             trainer_args = getattr(getattr(log_metric, "__self__", None), "args", None)
             if trainer_args is not None:

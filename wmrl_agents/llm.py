@@ -2,7 +2,7 @@
 
 Any causal LM in a local transformers directory works (nothing is downloaded); LoRA adapters via
 peft are an option, and vLLM can take over generation where it is installed. The policy implements
-the :class:`agents.grpo.Policy` protocol:
+the :class:`wmrl_agents.grpo.Policy` protocol:
 
     prompt   = chat template of [system, user = observation] (plain text when the tokenizer has none)
     action   = the first ```python fenced block of the completion, else the whole completion

@@ -1,6 +1,6 @@
 """PPO from stable-baselines3 on any Gymnasium env, LIBERO-Long included, used unmodified.
 
-    from agents.sb3 import train_ppo
+    from wmrl_agents.sb3 import train_ppo
     model = train_ppo("WMRL/LIBERO-Long-v0", total_timesteps=100_000, n_envs=2,
                       env_kwargs={"task_id": 7})
 

@@ -6,7 +6,7 @@ env's ``wm_context``. The variants are what LLM agents write, natural bugs inclu
 the test set, ``OneHotEncoder`` without ``handle_unknown``, a forgotten inverse transform, ids
 written as 1..n, a search far over the time budget, ...), plus silent failures that run but score
 near the floor (a prior-only model, predictions misaligned with the ids, a catch-all fallback).
-With task features φ(x) (:func:`agents.template.task_features`) and one weight matrix per slot:
+With task features φ(x) (:func:`wmrl_agents.template.task_features`) and one weight matrix per slot:
 
     π_s(a | x)      = softmax(θ_s φ(x))_a
     π(program | x)  = Π_s π_s(a_s | x)
@@ -34,7 +34,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from agents.template import FEATURES, task_features
+from wmrl_agents.template import FEATURES, task_features
 from wmrl_envs.mle.metrics import get_metric
 
 SLOTS: Mapping[str, tuple[str, ...]] = MappingProxyType({

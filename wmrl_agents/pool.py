@@ -1,6 +1,6 @@
 """PoolPolicy: the composer's factorized softmax restricted to a fixed pool of programs.
 
-The composer's program space (``agents/composer.py``) is far too large to run every program, so its
+The composer's program space (``wmrl_agents/composer.py``) is far too large to run every program, so its
 expected score can only be sampled. Restricted to a pool of ``P`` variant choices ``a = (a_1..a_S)``
 (the same choices on every task, rendered per task), the policy keeps the composer's parameters and
 features and becomes exactly evaluable from a table of ``P`` real outcomes per task:
@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from agents.composer import SLOTS, ComposerPolicy, render
-from agents.template import task_features
+from wmrl_agents.composer import SLOTS, ComposerPolicy, render
+from wmrl_agents.template import task_features
 
 
 def uniform_pool(size: int, seed: int = 0) -> list[tuple[int, ...]]:
@@ -46,7 +46,7 @@ class PoolPolicy(ComposerPolicy):
 
     Args:
         pool: variant indices per slot, one tuple per program (e.g. :func:`uniform_pool`).
-        lr, temperature, seed: as for :class:`~agents.composer.ComposerPolicy`.
+        lr, temperature, seed: as for :class:`~wmrl_agents.composer.ComposerPolicy`.
     """
 
     def __init__(self, pool: Sequence[Sequence[int]], lr: float = 3.0, temperature: float = 1.0, seed: int = 0) -> None:

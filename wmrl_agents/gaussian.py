@@ -1,4 +1,4 @@
-"""A small torch Gaussian policy for Box actions that ``agents.grpo.GRPOTrainer`` trains.
+"""A small torch Gaussian policy for Box actions that ``wmrl_agents.grpo.GRPOTrainer`` trains.
 
 The mean is an MLP of the (flattened) observation; the log standard deviation is one learned
 vector. ``update`` takes one Adam step on ``-(1/N) sum_i A_i * mean_t log pi(a_t | o_t)``: the

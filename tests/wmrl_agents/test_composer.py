@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import wmrl_envs  # noqa: F401
-from agents.composer import SLOTS, ComposerPolicy, n_programs, render, task_of
+from wmrl_agents.composer import SLOTS, ComposerPolicy, n_programs, render, task_of
 
 # task -> (env id, split): value, binary proba, multiclass proba, label (string, int and binary classes)
 TASKS = {

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from agents.compare import Budget, compare, plot, summarize, table
+from wmrl_agents.compare import Budget, compare, plot, summarize, table
 from wmrl_envs.cli import main
 
 TASKS = {"train": ["concrete-strength", "employee-attrition"], "heldout": ["penguins"]}

@@ -1,4 +1,4 @@
-"""TRL's GRPOTrainer on wmrl text envs through agents.trl reward functions: the dataset, the
+"""TRL's GRPOTrainer on wmrl text envs through wmrl_agents.trl reward functions: the dataset, the
 weighted advantages against the mixer's math, the scale_rewards check, and two real trainer steps
 on the tiny Qwen3 (plain and mixed). A fake text env keeps the sandbox out."""
 
@@ -12,8 +12,8 @@ from gymnasium import spaces
 
 trl = pytest.importorskip("trl", reason="needs the llm extra: pip install -e '.[llm]'")
 
-from agents.llm import build_messages, extract_code  # noqa: E402
-from agents.trl import EnvReward, WeightedAdvantageReward, build_dataset, check_config  # noqa: E402
+from wmrl_agents.llm import build_messages, extract_code  # noqa: E402
+from wmrl_agents.trl import EnvReward, WeightedAdvantageReward, build_dataset, check_config  # noqa: E402
 from wmrl_envs.mixing import InverseVarianceWeights, weighted_advantages  # noqa: E402
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState  # noqa: E402
 
@@ -204,7 +204,7 @@ RANK = """
 import sys, types
 sys.path.insert(0, {tests!r})
 from test_wrappers import BiasedWM, CodeEnv
-from agents.trl import EnvReward
+from wmrl_agents.trl import EnvReward
 from wmrl_envs.wrappers import MixedRewardWrapper
 
 rank, steps = int(sys.argv[1]), [int(s) for s in sys.argv[2].split(",") if s]

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from agents.grpo import GRPOTrainer
-from agents.template import RECIPES, TemplatePolicy, render, task_features
+from wmrl_agents.grpo import GRPOTrainer
+from wmrl_agents.template import RECIPES, TemplatePolicy, render, task_features
 from wmrl_envs.world_models.base import Prediction
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
 
@@ -140,8 +140,8 @@ KILLABLE = """
 import sys
 sys.path.insert(0, {tests!r})
 from test_grpo import CONTEXTS, RecipeEnv, true_score
-from agents.grpo import GRPOTrainer
-from agents.template import TemplatePolicy
+from wmrl_agents.grpo import GRPOTrainer
+from wmrl_agents.template import TemplatePolicy
 from wmrl_envs.world_models.base import Prediction
 from wmrl_envs.wrappers import MixedRewardWrapper
 

@@ -128,7 +128,7 @@ def record_demos(
     import gymnasium as gym
 
     import wmrl_envs  # noqa: F401
-    from agents.expert import ScriptedExpert
+    from wmrl_agents.expert import ScriptedExpert
     from wmrl_envs.embodied import suite
 
     instructions = [""] * N_TASKS

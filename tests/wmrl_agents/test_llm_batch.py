@@ -14,8 +14,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="needs the llm extra: pip install -e '.[llm]'")
 
-from agents import llm as llm_module  # noqa: E402
-from agents.llm import LLMPolicy, _SeededSampler  # noqa: E402
+from wmrl_agents import llm as llm_module  # noqa: E402
+from wmrl_agents.llm import LLMPolicy, _SeededSampler  # noqa: E402
 
 OBS = ["Task a", "a much longer task text " * 6, "Task b: predict y from data/train.csv", "x"]
 
@@ -102,7 +102,7 @@ def test_a_failed_batch_raises_in_every_waiting_call(tiny_llm_path):
 
 def test_auto_says_once_when_it_falls_back_to_transformers(tiny_llm_path, caplog, monkeypatch):
     monkeypatch.setattr(llm_module, "_warned", set())
-    with caplog.at_level(logging.WARNING, logger="agents.llm"):
+    with caplog.at_level(logging.WARNING, logger="wmrl_agents.llm"):
         a = LLMPolicy(tiny_llm_path, max_new_tokens=4, generation="auto", device="cpu")
         LLMPolicy(tiny_llm_path, max_new_tokens=4, generation="auto", device="cpu")
     fallbacks = [r.getMessage() for r in caplog.records if "falls back to transformers" in r.getMessage()]
