@@ -293,7 +293,7 @@ class MLEEnv(gym.Env[str, str]):
             name=task.id,
             collect_max_bytes=task.max_submission_bytes,  # checked by st_size before any read
         )
-        result = self.executor.run(job)
+        result = self.executor.submit(job).result()  # waits for one of the executor's workers
         if result.error is not None:
             return Outcome("sandbox_error", phase, result.error, result=result)
         if not result.ok:

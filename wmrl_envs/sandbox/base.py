@@ -5,8 +5,9 @@ from __future__ import annotations
 import abc
 import dataclasses
 import os
+import threading
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -149,7 +150,12 @@ class RunResult:
 
 
 class Executor(abc.ABC):
-    """Runs jobs in a sandbox. ``run`` is thread-safe; ``map`` runs up to ``workers`` at once."""
+    """Runs jobs in a sandbox.
+
+    ``run`` runs one job in the calling thread (thread-safe). ``submit`` queues a job and returns
+    its future: at most ``workers`` submitted jobs run at once, however many threads or env
+    copies submit, so throughput follows the executor's workers. ``map`` submits a batch.
+    """
 
     name: str = "base"
     isolation: str = "strong"
@@ -157,6 +163,14 @@ class Executor(abc.ABC):
     def __init__(self, limits: Limits | None = None, workers: int | None = None) -> None:
         self.limits = limits or Limits()
         self.workers = workers or os.cpu_count() or 1
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    def __getstate__(self) -> dict:  # a copy (gym.make copies its kwargs) gets its own workers
+        return {k: v for k, v in self.__dict__.items() if k not in ("_pool", "_pool_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _pool=None, _pool_lock=threading.Lock())
 
     @staticmethod
     def probe() -> str | None:
@@ -166,10 +180,22 @@ class Executor(abc.ABC):
     @abc.abstractmethod
     def run(self, job: Job) -> RunResult: ...
 
-    def map(self, jobs: Iterable[Job]) -> Iterator[RunResult]:
-        """Run jobs concurrently, yielding results in input order."""
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            yield from pool.map(self.run, jobs)
+    def submit(self, job: Job) -> Future[RunResult]:
+        """Queue ``job``; it starts when one of the ``workers`` slots is free."""
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix=f"wmrl-{self.name}")
+            return self._pool.submit(self.run, job)
 
-    def close(self) -> None:  # noqa: B027 - optional hook
-        """Release backend resources (containers, cgroups, clients)."""
+    def map(self, jobs: Iterable[Job]) -> Iterator[RunResult]:
+        """Submit every job at once, yielding results in input order."""
+        futures = [self.submit(job) for job in jobs]
+        for future in futures:
+            yield future.result()
+
+    def close(self) -> None:
+        """Release backend resources (the worker threads; subclasses: containers, clients)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)

@@ -165,6 +165,7 @@ class DockerExecutor(Executor):
         return removed
 
     def close(self) -> None:
+        super().close()
         for c in self.client.containers.list(all=True, filters={"label": f"{OWNER_LABEL}={_OWNER}"}):
             c.remove(force=True)
 
