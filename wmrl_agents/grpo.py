@@ -19,18 +19,22 @@ import os
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Queue
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import gymnasium as gym
 import numpy as np
 from tqdm.auto import tqdm
 
+from wmrl_envs.copies import env_copies
 from wmrl_envs.mixing import InverseVarianceWeights, Weights, weighted_advantages
+
+J = TypeVar("J")
+R = TypeVar("R")
 
 COST_KEYS = ("exec_s", "exec_cpu_s", "wm_s", "sim_steps", "sim_s")
 # An episode's outcome (Episode.outcome): the env's info["status"] for episodes it ran ("timeout":
@@ -163,41 +167,48 @@ def mix_advantages(
 
 
 class EnvPool:
-    """Env copies stepped from a thread pool: each thread borrows one env for a whole episode."""
+    """Env copies stepped from a thread pool: each thread borrows one env for a whole episode.
 
-    def __init__(self, envs: gym.Env | Sequence[gym.Env]) -> None:
-        self.envs = [envs] if isinstance(envs, gym.Env) else list(envs)
-        if not self.envs:
-            raise ValueError("envs is empty: give at least one env")
+    Args:
+        envs: one env, or copies of it.
+        concurrency: episodes in flight; ``envs`` is topped up with spawned copies
+            (:func:`~wmrl_envs.copies.env_copies`; default: the env's executor workers).
+    """
+
+    def __init__(self, envs: gym.Env | Sequence[gym.Env], concurrency: int | None = None) -> None:
+        self.envs = env_copies(envs if isinstance(envs, gym.Env) else list(envs), concurrency)
         self._free: Queue = Queue()
         for env in self.envs:
             self._free.put(env)
 
-    def run(self, jobs: Sequence[tuple], policy: Policy, progress: tqdm | None = None) -> list[Episode]:
-        """``jobs``: ``(task_id, group, seed)``; episodes come back in job order."""
+    def map(self, fn: Callable[[gym.Env, J], R], items: Sequence[J], progress: tqdm | None = None) -> list[R]:
+        """``fn(env, item)`` for each item on a borrowed env; results come back in item order."""
 
-        def one(job):
-            task_id, group, seed = job
+        def one(item: J) -> R:
             env = self._free.get()
             try:
-                return run_episode(env, policy, task_id, group, seed, np.random.default_rng(seed))
+                return fn(env, item)
             finally:
                 self._free.put(env)
                 if progress is not None:
                     progress.update(1)
 
         if len(self.envs) == 1:
-            return [one(j) for j in jobs]
+            return [one(item) for item in items]
         with ThreadPoolExecutor(len(self.envs)) as pool:
-            return list(pool.map(one, jobs))
+            return list(pool.map(one, items))
+
+    def run(self, jobs: Sequence[tuple], policy: Policy, progress: tqdm | None = None) -> list[Episode]:
+        """``jobs``: ``(task_id, group, seed)``; episodes come back in job order."""
+        return self.map(lambda env, job: run_episode(env, policy, *job, np.random.default_rng(job[2])), jobs, progress)
 
 
 class GRPOTrainer:
     """Trains ``policy`` with GRPO on ``tasks`` of ``envs``.
 
     Args:
-        envs: one env, or copies of it (episodes then run concurrently, one thread per copy; copies
-            under ``MixedRewardWrapper`` must share one ``MixingState``).
+        envs: one env, or copies of it (copies made separately under ``MixedRewardWrapper`` must
+            share one ``MixingState``).
         policy: anything with ``sample``/``update``/``state_dict``/``load_state_dict``.
         tasks: task ids to train on (each group picks one).
         group_size: G, episodes per group.
@@ -208,6 +219,8 @@ class GRPOTrainer:
         seed: seeds task choice and sampling.
         log_dir: where ``metrics.jsonl``, ``checkpoint.json`` (and TensorBoard events, if installed) go.
         progress: show a progress bar.
+        concurrency: episodes run at once, one thread and env copy each (default: the env's
+            sandbox workers, or the number of envs given; see :class:`EnvPool`).
         checkpoint_every: write ``checkpoint.json`` (and the policy's checkpoint) every this many
             updates (default 1: after each); the last update of :meth:`train` is always saved. A
             resumed run redoes the updates after the last checkpoint, so ``metrics.jsonl`` can then
@@ -227,6 +240,7 @@ class GRPOTrainer:
         log_dir: str | os.PathLike | None = None,
         progress: bool = True,
         checkpoint_every: int = 1,
+        concurrency: int | None = None,
     ) -> None:
         if not tasks:
             raise ValueError("tasks is empty: give at least one task id to train on")
@@ -239,7 +253,7 @@ class GRPOTrainer:
         if int(checkpoint_every) < 1:
             raise ValueError(f"checkpoint_every must be at least 1, got {checkpoint_every}")
         self.checkpoint_every = int(checkpoint_every)
-        self.pool = EnvPool(envs)
+        self.pool = EnvPool(envs, concurrency)
         self.policy = policy
         self.tasks = list(tasks)
         self.group_size = int(group_size)

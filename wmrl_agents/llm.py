@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from wmrl_envs.batching import Coalescer
+
 SYSTEM_PROMPT = (
     "You are an expert machine-learning engineer. Solve the task below with one complete Python "
     "program in a ```python fenced block. The task's files are under data/; the program must write "
@@ -167,8 +169,8 @@ class LLMPolicy:
         self.steps = 0  # optimizer steps taken
         self.saves = 0  # checkpoints written
         self._lock = threading.RLock()
-        self._queue_lock = threading.Lock()
-        self._queue: list[_GenerationJob] = []  # generate_batch calls waiting for the model
+        # generate_batch calls of several threads that wait for the model run as one batch
+        self._generate = Coalescer(self._generate_now, lock=self._lock)
 
         from transformers import AutoTokenizer
 
@@ -247,38 +249,19 @@ class LLMPolicy:
         """
         if len(observations) != len(seeds):
             raise ValueError(f"{len(observations)} observations but {len(seeds)} seeds")
-        job = _GenerationJob([self._prompt_ids(o) for o in observations], [int(s) for s in seeds])
-        with self._queue_lock:
-            self._queue.append(job)
-        with self._lock:
-            if not job.done:
-                with self._queue_lock:
-                    jobs, self._queue = self._queue, []
-                self._run_jobs(jobs)
-        if job.error is not None:
-            raise job.error
-        return [(p, c, self.tokenizer.decode(c, skip_special_tokens=True)) for p, c in zip(job.prompts, job.completions)]
+        prompts = [self._prompt_ids(o) for o in observations]
+        completions = self._generate(list(zip(prompts, (int(s) for s in seeds))))
+        return [(p, c, self.tokenizer.decode(c, skip_special_tokens=True)) for p, c in zip(prompts, completions)]
 
-    def _run_jobs(self, jobs: list[_GenerationJob]) -> None:
-        """Generate every waiting job's sequences together (called under the model lock)."""
-        prompts = [p for j in jobs for p in j.prompts]
-        seeds = [s for j in jobs for s in j.seeds]
-        try:
-            size = self.generation_batch_size or max(1, len(prompts))
-            completions: list[list[int]] = []
-            for start in range(0, len(prompts), size):
-                chunk = slice(start, start + size)
-                if self._vllm is not None:
-                    completions += self._vllm.generate(prompts[chunk], seeds[chunk])
-                else:
-                    completions += self._hf_generate(prompts[chunk], seeds[chunk])
-        except BaseException as e:
-            for j in jobs:
-                j.error, j.done = e, True
-            raise
-        for j in jobs:
-            j.completions, completions = completions[: len(j.prompts)], completions[len(j.prompts):]
-            j.done = True
+    def _generate_now(self, requests: list[tuple[list[int], int]]) -> list[list[int]]:
+        """Completion ids of ``(prompt ids, seed)`` requests, in chunks of ``generation_batch_size``."""
+        size = self.generation_batch_size or max(1, len(requests))
+        completions: list[list[int]] = []
+        for start in range(0, len(requests), size):
+            prompts, seeds = (list(x) for x in zip(*requests[start : start + size]))
+            generate = self._vllm.generate if self._vllm is not None else self._hf_generate
+            completions += generate(prompts, seeds)
+        return completions
 
     def _hf_generate(self, prompts: list[list[int]], seeds: list[int]) -> list[list[int]]:
         """Completion ids of left-padded ``prompts``, each sampled with its own seed."""
@@ -461,16 +444,6 @@ def _strip_padding(ids: list[int], pad_id: int, eos_id: int | None) -> list[int]
     while ids and ids[-1] == pad_id:
         ids = ids[:-1]
     return ids
-
-
-class _GenerationJob:
-    """One generate_batch call waiting for the model: filled in by whichever thread runs it."""
-
-    def __init__(self, prompts: list[list[int]], seeds: list[int]) -> None:
-        self.prompts, self.seeds = prompts, seeds
-        self.completions: list[list[int]] = []
-        self.error: BaseException | None = None
-        self.done = False
 
 
 class _SeededSampler:

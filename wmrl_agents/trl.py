@@ -27,15 +27,20 @@ anchor decisions). With several processes keep each process's generation batch a
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from queue import Queue
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from tqdm.auto import tqdm
 
-from wmrl_agents.grpo import COST_KEYS, Episode, mix_advantages, outcome_metrics, run_episode
+from wmrl_agents.grpo import (
+    COST_KEYS,
+    EnvPool,
+    Episode,
+    mix_advantages,
+    outcome_metrics,
+    run_episode,
+)
 from wmrl_agents.llm import SYSTEM_PROMPT, build_messages, extract_code, render_plain
 from wmrl_envs.mixing import InverseVarianceWeights
 
@@ -121,40 +126,34 @@ class EnvReward:
     real and predicted rewards, failed world-model predictions (see :meth:`_metrics`).
 
     Args:
-        envs: the env, or copies of it to run completions concurrently (one thread each; mixed
-            copies must share one ``MixingState``).
+        envs: the env, or copies of it (copies made separately under ``MixedRewardWrapper`` must
+            share one ``MixingState``).
         name: the metric name TRL shows for this reward.
+        concurrency: completions scored at once, one thread and env copy each (default: the env's
+            sandbox workers). Raise it to batch more world-model predictions per call: predicted
+            episodes take no sandbox slot, and concurrent ones share one ``predict_batch`` call.
     """
 
     returns_advantages = False
 
-    def __init__(self, envs: gym.Env | Sequence[gym.Env], name: str = "wmrl_reward") -> None:
-        self.envs = [envs] if isinstance(envs, gym.Env) else list(envs)
-        if not self.envs:
+    def __init__(self, envs: gym.Env | Sequence[gym.Env], name: str = "wmrl_reward",
+                 concurrency: int | None = None) -> None:
+        if not isinstance(envs, gym.Env) and not envs:
             raise ValueError("envs is empty: give the env to score completions in")
+        self.pool = EnvPool(envs, concurrency)
+        self.envs = self.pool.envs
         self.__name__ = name
         self.calls = 0
         self._checked = False
 
     def episodes(self, completions: Sequence[Any], seed: Sequence[int], task_id: Sequence[str], keys: Sequence[str]) -> list[Episode]:
-        """Run one episode per completion, in order."""
-        free: Queue = Queue()
-        for env in self.envs:
-            free.put(env)
+        """Run one episode per completion, in order, up to ``concurrency`` at once."""
 
-        def one(job) -> Episode:
+        def one(env: gym.Env, job: tuple) -> Episode:
             completion, s, t, key = job
-            env = free.get()
-            try:
-                return run_episode(env, _Submit(extract_code(_text(completion))), t, key, int(s), np.random.default_rng(int(s)))
-            finally:
-                free.put(env)
+            return run_episode(env, _Submit(extract_code(_text(completion))), t, key, int(s), np.random.default_rng(int(s)))
 
-        jobs = list(zip(completions, seed, task_id, keys))
-        if len(self.envs) == 1:
-            return [one(j) for j in jobs]
-        with ThreadPoolExecutor(len(self.envs)) as pool:
-            return list(pool.map(one, jobs))
+        return self.pool.map(one, list(zip(completions, seed, task_id, keys)))
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], seed: Sequence[int] | None = None,
                  task_id: Sequence[str] | None = None, group: Sequence[str] | None = None, trainer_state: Any = None,
@@ -211,7 +210,7 @@ class WeightedAdvantageReward(EnvReward):
     On a plain env every group is real, ``c = 1``: Dr. GRPO advantages.
 
     Args:
-        envs, name: as :class:`EnvReward`.
+        envs, name, concurrency: as :class:`EnvReward`.
         weighting: ``"energy"`` (inverse variance) or ``"pooled"`` (the no-denoising ablation).
         ema: smoothing of the per-type variance estimates across batches.
     """
@@ -219,8 +218,8 @@ class WeightedAdvantageReward(EnvReward):
     returns_advantages = True
 
     def __init__(self, envs: gym.Env | Sequence[gym.Env], name: str = "wmrl_weighted_advantage",
-                 weighting: str = "energy", ema: float = 0.9) -> None:
-        super().__init__(envs, name)
+                 weighting: str = "energy", ema: float = 0.9, concurrency: int | None = None) -> None:
+        super().__init__(envs, name, concurrency)
         self.weighter = InverseVarianceWeights(ema=ema, weighting=weighting)
 
     def rewards(self, episodes: Sequence[Episode], keys: Sequence[str], log_metric: Any) -> list[float]:

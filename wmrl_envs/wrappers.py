@@ -24,6 +24,7 @@ Simulated envs have no static fallback: a failed progress prediction raises.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import time
@@ -36,10 +37,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .batching import Coalescer
 from .mixing import MixingConfig, OnlineDebiaser
 from .mixing.state import MixingState
 from .world_models.base import Prediction, WorldModel
-from .world_models.guard import safe_predict
+from .world_models.guard import safe_predict, safe_predict_batch
 
 WorldModelLike = WorldModel | Callable[[Any], float]
 ON_WM_FAILURE = ("static", "execute", "raise")
@@ -56,6 +58,11 @@ def _predict(world_model: WorldModelLike, context: dict, action: Any, code: bool
     if not np.isfinite(score):
         raise ValueError(f"the world-model function returned {score!r}: it must return a number in [0, 1]")
     return Prediction(score=min(1.0, max(0.0, score)), cost_s=time.perf_counter() - t0)
+
+
+def _predict_pairs(world_model: WorldModel, pairs: list[tuple[dict, Any]]) -> list[Prediction]:
+    """Guarded predictions of ``(context, code)`` pairs in one ``predict_batch`` call."""
+    return safe_predict_batch(world_model, [c for c, _ in pairs], [a for _, a in pairs])
 
 
 def _add_wm_cost(info: dict, seconds: float) -> None:
@@ -94,6 +101,9 @@ class _PredictingWrapper(gym.Wrapper):
         if on_wm_failure not in ON_WM_FAILURE:
             raise ValueError(f"on_wm_failure must be one of {ON_WM_FAILURE}, got {on_wm_failure!r}")
         self.world_model = world_model
+        # Copies of this wrapper stepped from threads share this: their predictions go out in batches.
+        self._batched = (Coalescer(functools.partial(_predict_pairs, world_model))
+                         if hasattr(world_model, "predict_batch") else None)
         self.wm_horizon = None if wm_horizon is None else int(wm_horizon)
         self.on_wm_failure = on_wm_failure
         self.is_text = isinstance(env.action_space, spaces.Text)
@@ -112,6 +122,12 @@ class _PredictingWrapper(gym.Wrapper):
         self._first_obs, self._reset_info, self._t = obs, info, 0
         self._progress = 0.0
         self._predicted_actions, self._executing = [], False
+
+    def _predict_code(self, action: Any) -> Prediction:
+        """The guarded prediction of one text step, batched with concurrent copies' steps."""
+        if self._batched is None:
+            return _predict(self.world_model, self._context, action)
+        return self._batched([(self._context, action)])[0]
 
     def _failed(self, pred: Prediction) -> None:
         """Count a failed prediction; raise if ``on_wm_failure="raise"``."""
@@ -132,7 +148,7 @@ class _PredictingWrapper(gym.Wrapper):
         5-tuple and the world model's prediction (None when it failed or the episode executes)."""
         if self._executing:
             return (*self._execute(action), None)
-        pred = _predict(self.world_model, self._context, action)
+        pred = self._predict_code(action)
         if pred.failed is None:
             return (*self._predicted_text_step(action, pred, reward_of), pred)
         self._failed(pred)
@@ -397,7 +413,7 @@ class MixedRewardWrapper(_PredictingWrapper):
             self._count(real=info["reward_source"] == "real")  # an executed fallback is a real step
             return self._finish(obs, reward, terminated, truncated, info, None if pred is None else pred.score, None)
         self._count(real=True)
-        pred = _predict(self.world_model, self._context, action)
+        pred = self._predict_code(action)
         if pred.failed is not None:
             self._failed(pred)
         obs, reward, terminated, truncated, info = self.env.step(action)

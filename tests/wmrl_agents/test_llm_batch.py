@@ -80,7 +80,7 @@ def test_concurrent_calls_are_generated_in_one_batch(tiny_llm_path):
                    for i in range(3)]
         for t in threads:
             t.start()
-        while len(p._queue) < 3:
+        while len(p._generate._queue) < 3:
             time.sleep(0.01)
     for t in threads:
         t.join(timeout=60)
@@ -97,7 +97,7 @@ def test_a_failed_batch_raises_in_every_waiting_call(tiny_llm_path):
     p.model.generate = boom
     with pytest.raises(RuntimeError, match="out of memory"):
         p.generate("Task a", 0)
-    assert p._queue == []
+    assert p._generate._queue == []
 
 
 def test_auto_says_once_when_it_falls_back_to_transformers(tiny_llm_path, caplog, monkeypatch):

@@ -7,7 +7,9 @@ configurations of it (suite, split and reward mode).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import threading
 from typing import Any
 
 import gymnasium as gym
@@ -143,6 +145,7 @@ class MLEEnv(gym.Env[str, str]):
         self._executor: Executor | None = executor if isinstance(executor, Executor) else None
         self._limits_arg = limits
         self._dev: dict[str, Task | None] = {}
+        self._dev_lock = threading.Lock()  # shared with spawned copies
         self._text: dict[str, str] = {}
         self.task: Task | None = None
         self.group: str | None = None
@@ -168,26 +171,39 @@ class MLEEnv(gym.Env[str, str]):
 
     def _dev_task(self, task: Task) -> Task | None:
         """``task`` on a validation split carved from its train file (None if impossible)."""
-        if task.id not in self._dev:
-            self._dev[task.id] = None
-            if task.work_dir is not None:
-                try:
-                    folder = carve_dev(
-                        task, task.work_dir / "dev", task.valid_fraction, task.split_seed
-                    )
-                except ValueError:  # no train file with the targets: turns only check the format
-                    return None
-                answers = folder / "private" / "test_answer.csv"
-                self._dev[task.id] = dataclasses.replace(
-                    task,
-                    public_dir=folder / "public",
-                    answers_path=answers,
-                    board_paths=(),
-                    work_dir=None,
-                    grader=task.grader.with_answers(answers) if task.grader else None,
-                    reference_scores={},
-                )
+        with self._dev_lock:
+            if task.id not in self._dev:
+                self._dev[task.id] = self._carve_dev(task)
         return self._dev[task.id]
+
+    @staticmethod
+    def _carve_dev(task: Task) -> Task | None:
+        if task.work_dir is None:
+            return None
+        try:
+            folder = carve_dev(task, task.work_dir / "dev", task.valid_fraction, task.split_seed)
+        except ValueError:  # no train file with the targets: turns only check the format
+            return None
+        answers = folder / "private" / "test_answer.csv"
+        return dataclasses.replace(
+            task,
+            public_dir=folder / "public",
+            answers_path=answers,
+            board_paths=(),
+            work_dir=None,
+            grader=task.grader.with_answers(answers) if task.grader else None,
+            reference_scores={},
+        )
+
+    def spawn(self) -> MLEEnv:
+        """A copy to step from another thread: its own episode; the same tasks, caches and
+        executor (whose ``workers`` bound how many programs all copies run at once)."""
+        executor = self.executor
+        twin = copy.copy(self)
+        twin._executor_arg = executor  # a copy never closes the shared executor
+        twin._np_random = None
+        twin.task, twin.group, twin.turn, twin.last_run, twin._obs = None, None, 0, None, ""
+        return twin
 
     def _task_text(self, task: Task) -> str:
         if task.id not in self._text:

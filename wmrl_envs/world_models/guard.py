@@ -9,7 +9,7 @@ input with a score-0 prediction that says why, in bounded time, instead of an ex
 - the model raises ``RecursionError``, ``MemoryError``, ``ValueError`` or ``SyntaxError``:
   predicted 0 with the error.
 
-A failed prediction (``Prediction.failed``: the model's server is down) passes through unchanged:
+:func:`safe_predict_batch` does the same for a batch. A failed prediction (``Prediction.failed``: the model's server is down) passes through unchanged:
 it is not the program's fault, and the wrappers fall back on it.
 """
 
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from wmrl_envs.world_models.base import Prediction, Verdict, WorldModel
+from wmrl_envs.world_models.base import Prediction, Verdict, WorldModel, predict_batch
 from wmrl_envs.world_models.checks import CHECKS, NEUTRAL
 
 MAX_PROGRAM_CHARS = 1_000_000  # 1 MB of text; the MLE envs themselves run at most 100,000 characters
@@ -71,6 +71,23 @@ def safe_predict(world_model: WorldModel, context: Mapping[str, Any], action: An
     """``world_model.predict(context, action)``, or a score-0 prediction with the reason for input
     it cannot read (see the module docstring). Never raises on the action."""
     return _guard(lambda: world_model.predict(context, action), action, max_chars)
+
+
+def safe_predict_batch(world_model: WorldModel, contexts: Sequence[Mapping[str, Any]], actions: Sequence[Any],
+                       max_chars: int = MAX_PROGRAM_CHARS) -> list[Prediction]:
+    """:func:`safe_predict` of a batch: the actions a model may read go to one ``predict_batch``
+    call; if that call raises on the input, each is predicted alone (one unreadable program must
+    not take the batch down)."""
+    out = [screen(a, max_chars) for a in actions]
+    todo = [i for i, p in enumerate(out) if p is None]
+    if todo:
+        try:
+            preds = predict_batch(world_model, [contexts[i] for i in todo], [actions[i] for i in todo])
+        except UNANALYSABLE:
+            preds = [safe_predict(world_model, contexts[i], actions[i], max_chars) for i in todo]
+        for i, pred in zip(todo, preds):
+            out[i] = pred
+    return out  # type: ignore[return-value]  (every slot is filled)
 
 
 def guarded(predict: Callable[[Any, Mapping[str, Any], Any], Prediction]) -> Callable[..., Prediction]:
