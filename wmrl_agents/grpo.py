@@ -77,6 +77,7 @@ class Episode:
     cost: dict = field(default_factory=lambda: dict.fromkeys(COST_KEYS, 0.0))
     reward_source: str | None = None  # the last step's info["reward_source"]
     timed_out: bool = False  # the last executed run hit its wall or CPU time limit
+    metric: str | None = None  # the name of ``score``'s metric (info["metric"]), where the env says
 
     @property
     def outcome(self) -> str:
@@ -120,6 +121,7 @@ def run_episode(
             ep.calibrated = bool(mixing.get("calibrated"))
             ep.wm_score = mixing.get("wm_raw")
     ep.score = info.get("score")
+    ep.metric = info.get("metric")
     ep.status = info.get("status")
     ep.reward_source = info.get("reward_source", "real")
     if ep.reward_source == "real" and ep.status == "run_failed":  # the env's own run of this episode
@@ -132,7 +134,9 @@ def outcome_metrics(episodes: Sequence[Episode]) -> dict:
     """Per batch: episodes by outcome (``outcome/<name>``), ``executed_episodes`` (programs that
     ran: garbage refused as ``invalid_action`` is not one), rewards of real and of predicted
     episodes (normalised by the env's reward, unlike raw metric values of different tasks), the
-    world model's raw score, and execution seconds per executed episode (None where undefined)."""
+    world model's raw score, real scores by metric (``score/<metric>``: raw values of different
+    metrics are never averaged together), and execution seconds per executed episode (None where
+    undefined)."""
     counts = Counter(e.outcome for e in episodes)
     executed = [e for e in episodes if e.executed]
     real = [e.reward for e in episodes if e.real]
@@ -147,6 +151,11 @@ def outcome_metrics(episodes: Sequence[Episode]) -> dict:
         "wm/raw_mean": float(np.mean(raw)) if raw else None,
         "cost/exec_s_mean": float(np.mean([e.cost["exec_s"] for e in executed])) if executed else None,
     })
+    by_metric: dict[str, list[float]] = {}
+    for e in episodes:
+        if e.score is not None and e.metric is not None:
+            by_metric.setdefault(e.metric, []).append(e.score)
+    out.update({f"score/{m}": float(np.mean(v)) for m, v in sorted(by_metric.items())})
     return out
 
 

@@ -184,7 +184,8 @@ class EnvReward:
         counts programs that ran: text refused before running (no code: ``invalid_action``) is
         in ``outcome/invalid_action``, not there. ``real_score`` (the raw metric) is logged only
         when every scored episode is of one task; ``real_reward`` / ``predicted_reward`` are the
-        env's normalised rewards of real / world-model episodes, ``wm_raw`` the raw predictions."""
+        env's normalised rewards of real / world-model episodes, ``wm_raw`` the raw predictions,
+        ``score/<metric>`` the mean raw score per metric where the env names it (``info["metric"]``)."""
         scored = [e for e in episodes if e.score is not None]
         out = {f"wmrl/{k}": float(sum(e.cost[k] for e in episodes)) for k in COST_KEYS}
         out["wmrl/reward"] = float(np.mean([e.reward for e in episodes]))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from wmrl_agents.grpo import GRPOTrainer
+from wmrl_agents.grpo import Episode, GRPOTrainer, outcome_metrics
 from wmrl_agents.template import RECIPES, TemplatePolicy, render, task_features
 from wmrl_envs.world_models.base import Prediction
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
@@ -140,7 +140,7 @@ KILLABLE = """
 import sys
 sys.path.insert(0, {tests!r})
 from test_grpo import CONTEXTS, RecipeEnv, true_score
-from wmrl_agents.grpo import GRPOTrainer
+from wmrl_agents.grpo import Episode, GRPOTrainer, outcome_metrics
 from wmrl_agents.template import TemplatePolicy
 from wmrl_envs.world_models.base import Prediction
 from wmrl_envs.wrappers import MixedRewardWrapper
@@ -307,3 +307,12 @@ def test_metrics_of_predicted_and_fallback_episodes():
     assert m["outcome/predicted"] == 2 and m["outcome/world_model_failure"] == 2
     assert m["executed_episodes"] == 0 and m["cost/exec_s_mean"] is None
     assert m["reward/real_mean"] is None and m["wm/raw_mean"] == pytest.approx(0.4)
+
+
+def test_outcome_metrics_keep_raw_scores_of_different_metrics_apart():
+    episodes = [Episode("a", "g", score=0.9, metric="roc_auc"), Episode("b", "g", score=0.3, metric="r2"),
+                Episode("a", "g", score=0.7, metric="roc_auc"), Episode("c", "g", score=None, metric="rmse",
+                                                                       status="run_failed")]
+    out = outcome_metrics(episodes)
+    assert out["score/roc_auc"] == pytest.approx(0.8) and out["score/r2"] == pytest.approx(0.3)
+    assert "score/rmse" not in out and out["outcome/run_failed"] == 1

@@ -174,3 +174,31 @@ def test_the_task_page_states_the_runtime_versions():
     obs, _ = env.reset(seed=0, options={"task_id": "credit-scoring"})
     env.close()
     assert f"no network. {line}." in obs
+
+
+def test_a_grpo_batch_generates_in_few_calls_when_episodes_run_concurrently(tiny_llm_path):
+    """Eight episodes in flight (concurrency=8): their sample() calls coalesce into batched generation."""
+    import gymnasium as gym
+    from gymnasium import spaces
+
+    from wmrl_agents.grpo import GRPOTrainer
+
+    class Text(gym.Env):
+        observation_space = spaces.Text(1000, min_length=0)
+        action_space = spaces.Text(1000, min_length=0)
+
+        def spawn(self):
+            return Text()
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            return "Task a", {"task_id": "a", "group": (options or {}).get("group")}
+
+        def step(self, action):
+            return "done", float(len(action) % 3) / 2, True, False, {"reward_source": "real"}
+
+    p = policy(tiny_llm_path, lr=1e-4)
+    calls = count_generate_calls(p)
+    trainer = GRPOTrainer(Text(), p, ["a"], group_size=4, groups_per_update=2, progress=False, concurrency=8)
+    trainer.step()
+    assert sum(calls) == 8 and len(calls) <= 3  # vs 8 calls one sequence at a time

@@ -70,7 +70,8 @@ class MLEEnv(gym.Env[str, str]):
     Info:
         ``reward_source`` ("real"), ``score`` (the metric on this turn's split; None when not
         measured), ``cost`` (``exec_s``, ``exec_cpu_s``, ``wm_s``, ``sim_steps``, ``sim_s``),
-        ``task_id``, ``group``, ``turn``, ``phase``, ``status``, ``feedback``, and on the last
+        ``task_id``, ``metric`` (the name of ``score``'s metric), ``group``, ``turn``, ``phase``,
+        ``status``, ``feedback``, and on the last
         turn ``percentile``, ``position``, ``medal``, ``rpg`` (None where there is no board).
         ``reset`` info carries ``task_id``, ``group`` and ``wm_context`` (a ``TaskContext``).
         The last :class:`RunResult` is ``env.unwrapped.last_run``.
@@ -268,6 +269,7 @@ class MLEEnv(gym.Env[str, str]):
                 "sim_s": 0.0,
             },
             "task_id": task.id,
+            "metric": task.metric.name,
             "group": self.group,
             "turn": self.turn,
             "phase": phase,
