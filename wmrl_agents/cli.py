@@ -1,4 +1,5 @@
-"""``wmrl compare``: real-execution GRPO against WMRL, side by side (the project's main job)."""
+"""The agents' subcommands: ``wmrl compare`` (real-execution GRPO against WMRL, side by side: the
+project's main job), ``wmrl train`` (train an LLM policy) and ``wmrl dataset`` (prompts for ``trl grpo``)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,23 @@ from wmrl_agents.compare import AGENTS, ARMS, GUARD
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    _register_compare(sub)
+    _register_train(sub)
+    _register_dataset(sub)
+
+
+def _register_compare(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare",
         help="train an agent with real-execution GRPO and with WMRL; compare score and compute",
-        description=__doc__,
+        description="Real-execution GRPO against WMRL, side by side (the project's main job).",
     )
     p.add_argument("--budget", type=float, default=1.0, help="scales the number of policy updates (default 1.0: 20 updates)")
     p.add_argument("--agent", default="composer",
                    help=f"the policy to train: {', '.join(AGENTS)} (default: %(default)s; see the README for why)")
+    p.add_argument("--model", default=None, metavar="PATH", help="--agent llm: a local Hugging Face model folder")
+    p.add_argument("--max-new-tokens", type=int, default=512,
+                   help="--agent llm: most tokens per program (default: %(default)s)")
     p.add_argument("--env", default="WMRL/MLEDojo-v0", help="the training env id (text envs)")
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS} (and {GUARD})")
     p.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
@@ -41,10 +51,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_compare)
 
 
+def _agent(args: argparse.Namespace):
+    """``--agent``, with ``llm`` built from ``--model``."""
+    if args.agent != "llm":
+        return args.agent
+    from wmrl_agents.train import llm_agent
+
+    root = None if args.out is None else f"{args.out}/llm-checkpoints"
+    return llm_agent(args.model, root, max_new_tokens=args.max_new_tokens)
+
+
 def _compare(args: argparse.Namespace) -> int:
-    from wmrl_agents.compare import Budget, compare, table
+    from wmrl_agents.compare import LLM_NEEDS_MODEL, Budget, compare, table
+    from wmrl_agents.health import preflight
     from wmrl_envs.mixing import MixingConfig
 
+    if args.agent == "llm" and not args.model:
+        return _fail("compare", [LLM_NEEDS_MODEL])
+    problems = preflight(model=args.model if args.agent == "llm" else None, world_model=args.world_model,
+                         executor=args.executor)
+    if problems:
+        return _fail("compare", problems)
     try:
         mixing = MixingConfig(anchor_rate=args.anchor_rate, adaptive=args.adaptive,
                               min_rate=args.min_rate, max_rate=args.max_rate)
@@ -55,7 +82,7 @@ def _compare(args: argparse.Namespace) -> int:
             budget=budget,
             arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
             seeds=args.seeds,
-            agent=args.agent,
+            agent=_agent(args),
             dsbench=args.dsbench,
             time_limit=args.time_limit,
             workers=args.workers,
@@ -65,11 +92,63 @@ def _compare(args: argparse.Namespace) -> int:
             progress=not args.quiet,
         )
     except ValueError as e:  # a bad argument, task suite or executor: say it, no traceback
-        print(f"wmrl compare: {e}", file=sys.stderr)
-        return 2
+        return _fail("compare", [str(e)])
     print(table(results))
     print(f"\nheld-out: expected real-execution score; [a, b]: 95% interval over seeds; Δ: paired difference to real;"
           f" ratio: real's compute / the arm's; wall time {results['wall_s'] / 60:.1f} min")
     if args.out:
         print(f"wrote {args.out}/results.json and {args.out}/compare.png")
+    return 0
+
+
+def _fail(command: str, problems: list[str]) -> int:
+    for p in problems:
+        print(f"wmrl {command}: {p}", file=sys.stderr)
+    return 2
+
+
+def _register_train(sub: argparse._SubParsersAction) -> None:
+    from wmrl_agents.train import __doc__ as doc
+    from wmrl_agents.train import add_arguments
+
+    p = sub.add_parser("train", help="train an LLM policy with GRPO or WMRL (TRL, or the project's trainer)",
+                       description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    p.set_defaults(func=_train)
+
+
+def _train(args: argparse.Namespace) -> int:
+    from wmrl_agents.train import PreflightError, config_from_args, format_summary, train
+
+    try:
+        summary = train(config_from_args(args))
+    except PreflightError as e:
+        return _fail("train", e.problems)
+    except ValueError as e:  # a bad setting, env or task: say it, no traceback
+        return _fail("train", [str(e)])
+    print(format_summary(summary))
+    return 0
+
+
+def _register_dataset(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("dataset", help="export a text env's prompts for `trl grpo --dataset_name DIR`",
+                       description="Write DIR/train.jsonl: one prompt per seed (chat messages, seed, task_id, group), "
+                       "the dataset that wmrl_agents.rewards' reward functions score.")
+    p.add_argument("--env", default="WMRL/MLEDojo-v0", help="the text env id (default: %(default)s)")
+    p.add_argument("--tasks", default=None, help="comma-separated task ids (default: every task of the split)")
+    p.add_argument("--split", default="train", help="the env's split (default: %(default)s)")
+    p.add_argument("--seeds", type=int, default=256, help="prompts: seeds 0..N-1 (default: %(default)s)")
+    p.add_argument("--out", required=True, metavar="DIR", help="the dataset folder")
+    p.set_defaults(func=_dataset)
+
+
+def _dataset(args: argparse.Namespace) -> int:
+    from wmrl_agents.rewards import export_dataset
+    from wmrl_agents.train import comma_list
+
+    try:
+        path = export_dataset(args.out, args.env, args.seeds, comma_list(args.tasks or ""), args.split)
+    except ValueError as e:
+        return _fail("dataset", [str(e)])
+    print(f"wrote {args.seeds} prompts to {path}")
     return 0

@@ -46,7 +46,9 @@ from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
 
 ARMS = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
 GUARD = "wmrl-guard"  # optional arm: adaptive anchoring + shrinkage of overrated bands (#15)
-AGENTS = ("composer", "template")
+AGENTS = ("composer", "template", "llm")
+LLM_NEEDS_MODEL = ("agent 'llm' needs a model: wmrl compare --agent llm --model PATH "
+                   "(in Python: agent=wmrl_agents.train.llm_agent(PATH))")
 
 
 def make_policy(agent: str | Callable[[int], object], seed: int):
@@ -62,6 +64,8 @@ def make_policy(agent: str | Callable[[int], object], seed: int):
         from wmrl_agents.template import TemplatePolicy
 
         return TemplatePolicy(seed=seed)
+    if agent == "llm":
+        raise ValueError(LLM_NEEDS_MODEL)
     raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
 
 
@@ -256,6 +260,8 @@ def _check(arms: Sequence[str], seeds: Sequence[int], agent) -> None:
         raise ValueError("--seeds must be at least 1")
     if not callable(agent) and agent not in AGENTS:
         raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
+    if agent == "llm":
+        raise ValueError(LLM_NEEDS_MODEL)
 
 
 def compare(

@@ -36,14 +36,16 @@ class _Scripted:
         return self.programs[info["group"]], None
 
 
-def plan(policy, info: dict, samples: int, rng_of: Callable[[int], np.random.Generator]) -> tuple[np.ndarray, list[str], str]:
-    """``(weights, programs, greedy program)``: expected score = weights · rewards(programs)."""
+def plan(policy, obs: object, info: dict, samples: int,
+         rng_of: Callable[[int], np.random.Generator]) -> tuple[np.ndarray, list[str], str]:
+    """``(weights, programs, greedy program)`` of a task's first observation and reset info:
+    expected score = weights · rewards(programs)."""
     if hasattr(policy, "distribution"):
         probs, programs = policy.distribution(info)
         probs = np.asarray(probs, dtype=np.float64)
         return probs, list(programs), programs[int(np.argmax(probs))]
-    greedy, _ = policy.act_greedy(None, info)
-    drawn = [policy.sample(None, info, rng_of(k))[0] for k in range(samples)]
+    greedy, _ = policy.act_greedy(obs, info)
+    drawn = [policy.sample(obs, info, rng_of(k))[0] for k in range(samples)]
     if not drawn:
         return np.ones(1), [greedy], greedy
     return np.full(len(drawn), 1.0 / len(drawn)), drawn, greedy
@@ -67,11 +69,11 @@ def evaluate_policies(
     envs = [ReplayWrapper(make_env(), store) for _ in range(workers)]
     try:
         base = envs[0]
-        contexts = {t: base.reset(options={"task_id": t})[1] for t in base.unwrapped.task_ids}
-        keys = {t: task_key(base.env, t) for t in contexts}
+        firsts = {t: base.reset(options={"task_id": t}) for t in base.unwrapped.task_ids}
+        keys = {t: task_key(base.env, t) for t in firsts}
         plans = {
-            name: {t: plan(policy, info, samples, lambda k, i=i: np.random.default_rng([seed, i, k]))
-                   for i, (t, info) in enumerate(contexts.items())}
+            name: {t: plan(policy, obs, info, samples, lambda k, i=i: np.random.default_rng([seed, i, k]))
+                   for i, (t, (obs, info)) in enumerate(firsts.items())}
             for name, policy in policies.items()
         }
         needed: dict[str, tuple[str, str]] = {}  # store key -> (task, program)

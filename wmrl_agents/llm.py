@@ -232,7 +232,8 @@ class LLMPolicy:
         The same as ``generate_batch([obs], [seed])[0]``: see there for what a seed fixes."""
         return self.generate_batch([obs], [seed])[0]
 
-    def generate_batch(self, observations: Sequence[str], seeds: Sequence[int]) -> list[tuple[list[int], list[int], str]]:
+    def generate_batch(self, observations: Sequence[str],
+                       seeds: Sequence[int | None]) -> list[tuple[list[int], list[int], str]]:
         """Sample one completion per observation in one ``model.generate`` call (left padding);
         returns ``(prompt ids, completion ids, completion text)`` per observation, in order.
 
@@ -244,16 +245,18 @@ class LLMPolicy:
         difference can change a token only where two perturbed logits tie to within it: with
         float32 on CPU the tests see identical completions; bf16 on a GPU may rarely differ.
 
+        A seed of None decodes greedily (the most likely token at every step).
+
         Calls from several threads that wait for the model are generated together in one batch
         (the results are the same as alone, as above). With vLLM each request carries its seed.
         """
         if len(observations) != len(seeds):
             raise ValueError(f"{len(observations)} observations but {len(seeds)} seeds")
         prompts = [self._prompt_ids(o) for o in observations]
-        completions = self._generate(list(zip(prompts, (int(s) for s in seeds))))
+        completions = self._generate(list(zip(prompts, (None if s is None else int(s) for s in seeds))))
         return [(p, c, self.tokenizer.decode(c, skip_special_tokens=True)) for p, c in zip(prompts, completions)]
 
-    def _generate_now(self, requests: list[tuple[list[int], int]]) -> list[list[int]]:
+    def _generate_now(self, requests: list[tuple[list[int], int | None]]) -> list[list[int]]:
         """Completion ids of ``(prompt ids, seed)`` requests, in chunks of ``generation_batch_size``."""
         size = self.generation_batch_size or max(1, len(requests))
         completions: list[list[int]] = []
@@ -286,6 +289,11 @@ class LLMPolicy:
     def sample(self, obs: str, info: dict, rng: np.random.Generator) -> tuple[str, dict]:
         """Code for ``obs`` and the token ids ``update`` needs (sampling is seeded from ``rng``)."""
         return self.sample_batch([obs], [info], [rng])[0]
+
+    def act_greedy(self, obs: str, info: dict, rng: np.random.Generator | None = None) -> tuple[str, dict]:
+        """The greedy completion's code (for evaluation); same signature as :meth:`sample`."""
+        prompt, completion, text = self.generate_batch([obs], [None])[0]
+        return extract_code(text), {"prompt_ids": prompt, "completion_ids": completion}
 
     def sample_batch(self, observations: Sequence[str], infos: Sequence[dict],
                      rngs: Sequence[np.random.Generator]) -> list[tuple[str, dict]]:
@@ -460,7 +468,8 @@ class _SeededSampler:
         from transformers.generation.logits_process import TopKLogitsWarper, TopPLogitsWarper
 
         gen_device = device if getattr(device, "type", str(device)) == "cuda" else "cpu"
-        self.generators = [torch.Generator(device=gen_device).manual_seed(int(s) % 2**64) for s in seeds]
+        self.generators = [None if s is None else torch.Generator(device=gen_device).manual_seed(int(s) % 2**64)
+                           for s in seeds]
         self.gen_device = gen_device
         self.temperature = float(temperature)
         self.warpers = ([TopKLogitsWarper(int(top_k))] if top_k > 0 else []) + ([TopPLogitsWarper(float(top_p))] if top_p < 1.0 else [])
@@ -472,10 +481,11 @@ class _SeededSampler:
         for warp in self.warpers:
             scores = warp(input_ids, scores)
         vocab = scores.shape[-1]
-        uniform = torch.stack([torch.rand(vocab, generator=g, dtype=torch.float64, device=self.gen_device)
-                               for g in self.generators]).to(scores.device)
-        gumbel = -torch.log(-torch.log(uniform))
-        return scores.double() + gumbel
+        gumbel = torch.stack([torch.zeros(vocab, dtype=torch.float64, device=self.gen_device) if g is None
+                              else -torch.log(-torch.log(torch.rand(vocab, generator=g, dtype=torch.float64,
+                                                                    device=self.gen_device)))
+                              for g in self.generators]).to(scores.device)
+        return scores.double() + gumbel  # a row without a generator: no noise, greedy
 
 
 def _vllm_unusable(policy: LLMPolicy) -> str | None:
@@ -535,12 +545,13 @@ class _VLLMGenerator:
         shutil.rmtree(self.adapter_dir / str(self.version - 1), ignore_errors=True)
         self.request = LoRARequest(f"policy-{self.version}", self.version, str(path))
 
-    def generate(self, prompts: list[list[int]], seeds: list[int]) -> list[list[int]]:
-        """One vLLM call for the batch; each request is sampled with its own seed."""
+    def generate(self, prompts: list[list[int]], seeds: list[int | None]) -> list[list[int]]:
+        """One vLLM call for the batch; each request is sampled with its own seed (None: greedy)."""
         from vllm import SamplingParams
 
         p = self.policy
-        params = [SamplingParams(temperature=p.temperature, top_p=p.top_p, top_k=p.top_k or -1,
+        params = [SamplingParams(temperature=0.0, max_tokens=p.max_new_tokens) if s is None else
+                  SamplingParams(temperature=p.temperature, top_p=p.top_p, top_k=p.top_k or -1,
                                  max_tokens=p.max_new_tokens, seed=s % 2**31) for s in seeds]
         out = self.llm.generate([{"prompt_token_ids": q} for q in prompts], params, lora_request=self.request, use_tqdm=False)
         return [list(o.outputs[0].token_ids) for o in out]

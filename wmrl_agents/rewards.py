@@ -1,0 +1,118 @@
+"""Reward functions for TRL's own launcher, configured by environment variables.
+
+``trl grpo --reward_funcs a.b.f`` imports ``f`` and calls ``f(prompts=..., completions=..., **columns)``,
+so these are plain functions. Each builds its env (and the WMRL wrapper) once per process, on its
+first call, and delegates to :class:`~wmrl_agents.trl.EnvReward` or
+:class:`~wmrl_agents.trl.WeightedAdvantageReward`::
+
+    wmrl dataset --env WMRL/MLEDojo-v0 --seeds 512 --out data/mledojo
+    WMRL_WORLD_MODEL=static WMRL_STATE_PATH=run/mixing.json \\
+    trl grpo --model_name_or_path MODEL --dataset_name data/mledojo --output_dir run \\
+        --reward_funcs wmrl_agents.rewards.weighted_advantage_reward --scale_rewards none
+
+Environment variables (all optional):
+
+    WMRL_ENV           the text env id (default WMRL/MLEDojo-v0); the dataset's env
+    WMRL_TASKS         comma-separated task ids (default: every task of the split)
+    WMRL_SPLIT         the env's split (default train)
+    WMRL_WORLD_MODEL   a world-model spec (static, learned, openai:URL[#MODEL], vllm:PATH, hf:PATH):
+                       WMRL's mixing; unset: every completion runs for real
+    WMRL_ANCHOR_RATE   share of groups executed for real under a world model (default 0.1)
+    WMRL_STATE_PATH    the mixing state file: anchor pairs survive a restart, processes share them
+    WMRL_EXECUTOR      sandbox backend: auto, bwrap, docker, ray (cluster: RAY_ADDRESS), local
+    WMRL_WORKERS       env copies per process running completions at once (default 1)
+    WMRL_WEIGHTING     weighted_advantage_reward: energy (default) or pooled
+
+``weighted_advantage_reward`` returns weighted advantages: run TRL with ``--scale_rewards none``
+(it refuses ``group`` on its first call). Use one of the two functions per run.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ENV = "WMRL/MLEDojo-v0"
+
+_rewards: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+def _number(environ: Mapping[str, str], name: str, default: float, kind: type = float) -> Any:
+    text = environ.get(name)
+    if not text:
+        return default
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError(f"{name} must be {'a whole number' if kind is int else 'a number'}, got {text!r}") from None
+
+
+def build_reward(weighted: bool, environ: Mapping[str, str] = os.environ):
+    """A new ``WeightedAdvantageReward`` (``weighted``) or ``EnvReward`` configured by ``environ``."""
+    from wmrl_agents.train import comma_list, make_envs
+    from wmrl_agents.trl import EnvReward, WeightedAdvantageReward
+    from wmrl_envs.mixing import MixingConfig
+
+    world_model = environ.get("WMRL_WORLD_MODEL") or None
+    weighting = environ.get("WMRL_WEIGHTING") or "energy"
+    mixing = None
+    if world_model:
+        mixing = MixingConfig(anchor_rate=_number(environ, "WMRL_ANCHOR_RATE", 0.1), weighting=weighting)
+    envs = make_envs(
+        environ.get("WMRL_ENV") or DEFAULT_ENV,
+        tasks=comma_list(environ.get("WMRL_TASKS", "")),
+        split=environ.get("WMRL_SPLIT") or "train",
+        executor=environ.get("WMRL_EXECUTOR") or "auto",
+        world_model=world_model,
+        mixing=mixing,
+        state_path=environ.get("WMRL_STATE_PATH") or None,
+        copies=_number(environ, "WMRL_WORKERS", 1, int),
+    )
+    return WeightedAdvantageReward(envs, weighting=weighting) if weighted else EnvReward(envs)
+
+
+def _reward(weighted: bool):
+    """This process's reward object of the kind, built on first use."""
+    key = "weighted" if weighted else "plain"
+    with _lock:
+        if key not in _rewards:
+            _rewards[key] = build_reward(weighted)
+        return _rewards[key]
+
+
+def env_reward(prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[float]:
+    """Each completion's episode reward: real, or the debiased world-model score under WMRL."""
+    return _reward(False)(prompts=prompts, completions=completions, **columns)
+
+
+def weighted_advantage_reward(prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[float]:
+    """WMRL's inverse-variance weighted advantages (needs TRL's ``scale_rewards="none"``)."""
+    return _reward(True)(prompts=prompts, completions=completions, **columns)
+
+
+weighted_advantage_reward.returns_advantages = True  # read by wmrl_agents.trl.check_config
+
+
+def export_dataset(out: str | os.PathLike, env_id: str = DEFAULT_ENV, seeds: int = 256,
+                   tasks: Sequence[str] | None = None, split: str = "train") -> Path:
+    """Write the prompt dataset of seeds ``0..seeds-1`` (:func:`~wmrl_agents.trl.build_dataset`)
+    to ``out/train.jsonl``, which ``datasets.load_dataset(out)`` (``trl grpo --dataset_name out``)
+    reads as its train split."""
+    from wmrl_agents.train import make_envs
+    from wmrl_agents.trl import build_dataset
+
+    if seeds < 1:
+        raise ValueError(f"--seeds must be at least 1, got {seeds}")
+    env = make_envs(env_id, tasks, split)[0]
+    try:
+        dataset = build_dataset(env, range(seeds))
+    finally:
+        env.close()
+    path = Path(out) / "train.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dataset.to_json(str(path), lines=True, force_ascii=False)
+    return path
