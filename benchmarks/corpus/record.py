@@ -133,11 +133,21 @@ def _problem(feedback: str) -> str:
 
 # ---------------------------------------------------------------- split
 
+# FROZEN by hand on 2026-12-01. The first corpus's 12 tasks are dev: its test half (the even positions
+# of its sorted task ids) was measured three times and then retired to dev. The test half is the 7
+# tasks written afterwards by writers who never read the world model.
+TEST_TASKS = ("card-default", "credit-scoring", "diamond-prices", "digits", "leaf-species", "loan-interest",
+              "mid-atlantic-wages")
+RULE = ("frozen by hand on 2026-12-01: the 12 tasks of the first corpus are dev (its test half, the even "
+        "positions of the sorted ids, was measured three times and then retired to dev); the test half is "
+        "the 7 tasks written afterwards by writers who never read the world model (record.TEST_TASKS)")
+
+
 def make_split(tasks: dict[str, dict], programs: list[Path]) -> dict:
-    """FROZEN rule: sort the corpus's task ids; even positions (0, 2, ...) -> test, odd -> dev."""
+    """The frozen split (``TEST_TASKS`` test, every other task dev), checked for coverage."""
     ids = sorted({p.parent.name for p in programs})
-    test = ids[0::2]
-    dev = ids[1::2]
+    test = [t for t in ids if t in TEST_TASKS]
+    dev = [t for t in ids if t not in TEST_TASKS]
     cats = {tid: {load_program(p)[0]["category"] for p in programs if p.parent.name == tid} for tid in ids}
     for name, half in (("test", test), ("dev", dev)):
         suites = {tasks[t]["suite"] for t in half}
@@ -147,7 +157,7 @@ def make_split(tasks: dict[str, dict], programs: list[Path]) -> dict:
         assert {"train", "heldout"} <= splits, (name, splits)
         assert {"hack", "unusual"} <= kinds, (name, kinds)
     return {
-        "rule": "sorted(task ids in benchmarks/corpus/programs); even positions (0, 2, 4, ...) -> test, odd -> dev",
+        "rule": RULE,
         "test": test,
         "dev": dev,
         "tasks": {t: {"half": "test" if t in test else "dev", "suite": tasks[t]["suite"], "split": tasks[t]["split"]}
