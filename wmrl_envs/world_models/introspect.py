@@ -216,3 +216,22 @@ def string_options(qualname: str, parameter: str) -> frozenset[str] | None:
         return None
     options = {str(o) for c in constraints[parameter] for o in getattr(c, "options", ()) if isinstance(o, str)}
     return frozenset(options) or None
+
+
+@lru_cache(maxsize=64)
+def pandas_dtype(name: str) -> Any:
+    """The installed pandas' dtype object for a dtype name (``"str"``, ``"int64"``), None if unknown;
+    comparing it (``== object``, ``.kind``) answers as the sandbox's pandas does."""
+    pd, _ = resolve("pandas")
+    try:
+        return pd.api.types.pandas_dtype(name) if pd is not None else None
+    except Exception:
+        return None
+
+
+def is_dtype(value: Any) -> bool:
+    """Whether a folded value is a numpy or pandas dtype object."""
+    np, _ = resolve("numpy")
+    pd, _ = resolve("pandas")
+    return (np is not None and isinstance(value, np.dtype)) or (
+        pd is not None and isinstance(value, pd.api.extensions.ExtensionDtype))

@@ -14,7 +14,7 @@ from typing import Any
 
 from wmrl_envs.world_models import compute, introspect
 from wmrl_envs.world_models.analysis import UNKNOWN, Program, analyze, is_numeric, public_file
-from wmrl_envs.world_models.analysis.facts import Fault
+from wmrl_envs.world_models.analysis.facts import Fault, Frame
 from wmrl_envs.world_models.analysis.outputs import resolve_classes, submission_faults
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback, success_probability
@@ -24,8 +24,6 @@ from wmrl_envs.world_models.quality import ENCODERS, quality_prior
 # Verdict strengths: static analysis is exact about what it sees, not about what runs.
 PASS = 0.99
 FAIL = 0.03
-IMPUTERS = {"fillna", "SimpleImputer", "KNNImputer", "IterativeImputer", "dropna", "interpolate",
-            "ffill", "bfill", "nan_to_num"}
 MODULE_GLOBALS = {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__",
                   "__package__", "__annotations__", "__dict__"}
 SUBMISSION = "submission.csv"
@@ -183,30 +181,58 @@ def check_file_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
     return _first_fault(faults, f"{reads} file reads point at public files")
 
 
+def _nan_fractions(X: Frame, files: Mapping[str, Any]) -> dict[str, float] | None:
+    """Missing-value shares of the columns ``X`` read from the task's files: its own file's, or for a
+    frame stacked from several files (``concat([train, test])``) the largest over them; None where the
+    frame's columns are not the files' (built by the program)."""
+    if X.file in files:
+        return files[X.file].get("nan_fraction", {})
+    if X.file is not None or not X.dtypes:
+        return None
+    return {c: max(f.get("nan_fraction", {}).get(c, 0.0) for f in files.values()) for c in X.dtypes}
+
+
+def _holes(X: Frame, nan: Mapping[str, float]) -> list[str]:
+    """Columns of ``X`` that still hold missing values: read with some, never assigned and not filled
+    frame-wide; of an encoded frame, the numeric columns before encoding (get_dummies keeps their NaN)."""
+    if X.imputed:
+        return []
+    cols = (X.base or set()) if X.encoded else (X.columns or set())
+    return sorted(c for c in cols if nan.get(c, 0) > 0 and c not in X.created
+                  and (not X.encoded or is_numeric(X.dtypes.get(c, "str"))))
+
+
+def _nan_fault(prog: Program, members: list[str], holes: list[str]) -> str | None:
+    classes = [introspect.resolve(q)[0] for q in members]
+    tolerant = [introspect.estimator_tags(c)[1] for c in classes if isinstance(c, type)]
+    if not tolerant or any(tolerant):
+        return None
+    noop = f" (line {prog.noop_imputations[0]}: a chained inplace fillna fills a copy)" if prog.noop_imputations else ""
+    return (f"columns {', '.join(holes[:3])} have missing values and {members[-1].rsplit('.', 1)[-1]} does not "
+            f"accept NaN; impute them{noop}")
+
+
 def _usable_features(prog: Program, ctx: Mapping[str, Any]) -> list[tuple[int, str]]:
     """Faults of fits whose feature columns the model cannot take as they are (text, NaN)."""
     faults = []
     files = ctx.get("files") or {}
     for fit in prog.fits:
         X = fit.frame
-        if X is None or X.columns is None or X.file not in files or X.encoded:
+        known = X is not None and (X.base if X.encoded else X.columns) is not None
+        nan = _nan_fractions(X, files) if known else None
+        if nan is None:
             continue
         members = [q for q, _ in fit.instance.members] or [fit.instance.qualname]
         names = [q.rsplit(".", 1)[-1] for q in members]
         if any("CatBoost" in n for n in names) or all(n.startswith("Dummy") for n in names):
             continue  # CatBoost encodes text itself; dummy models never look at X
-        text = sorted(c for c in X.columns if c not in X.created and not is_numeric(X.dtypes.get(c, "float")))
+        text = [] if X.encoded else sorted(c for c in X.columns if c not in X.created and not is_numeric(X.dtypes.get(c, "float")))
         if text and not prog.used & ENCODERS:
             faults.append((fit.lineno, f"fits on text columns {', '.join(text[:3])} without encoding them"))
-        nan = files[X.file].get("nan_fraction", {})
-        holes = sorted(c for c in X.columns if nan.get(c, 0) > 0 and c not in X.created)
-        if holes and not prog.used & IMPUTERS:
-            classes = [introspect.resolve(q)[0] for q in members]
-            tolerant = [introspect.estimator_tags(c)[1] for c in classes if isinstance(c, type)]
-            if tolerant and not any(tolerant):
-                noop = f" (line {prog.noop_imputations[0]}: a chained inplace fillna fills a copy)" if prog.noop_imputations else ""
-                faults.append((fit.lineno, f"columns {', '.join(holes[:3])} have missing values and "
-                               f"{members[-1].rsplit('.', 1)[-1]} does not accept NaN; impute them{noop}"))
+        holes = _holes(X, nan)
+        fault = _nan_fault(prog, members, holes) if holes else None
+        if fault:
+            faults.append((fit.lineno, fault))
     return faults
 
 

@@ -12,6 +12,7 @@ from one that ends the run.
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,11 +36,16 @@ from wmrl_envs.world_models.analysis.folding import Folder
 from wmrl_envs.world_models.analysis.frames import FrameTracker
 
 WHILE_TRIPS = 10.0
+UNROLL_NODES = 4000  # syntax nodes walked at most to unroll one loop over constants
 MAX_CALL_DEPTH = 6
 EXITS = {"exit", "quit", "_exit"}
 PRIVATE_MARKERS = ("private/", "test_answer", "answers.csv", "../")
 ASSERT_P = 0.35  # a run passes an assert that bounds a score or a probability by a fixed number
 SILENT_CALLS = {"print", "info", "debug", "warning", "warn", "write", "log", "format"}
+
+# CPython 3.11 keeps the AST converter's recursion counter per interpreter, not per thread (gh-106905): two
+# threads converting at once can fail with "SystemError: AST constructor recursion depth mismatch".
+_AST_LOCK = threading.Lock()
 
 
 def _frame_class() -> Any:
@@ -278,8 +284,33 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
                 key = self.loop_values[target.slice.id]
             if frame is not None:
                 self.set_column(frame, key, value)
+            elif isinstance(target.value, ast.Name) and _whole(target.slice) and value is not None:
+                self._overwrite(target.value.id, value)
+            elif isinstance(target.value, ast.Name):
+                self._mark(target.value.id, target.slice)
+        elif isinstance(target, ast.Attribute):
+            frame = self.frame_of(target.value)  # ``sub.churn = 0`` sets an existing column
+            if frame is not None and frame.columns is not None and target.attr in frame.columns:
+                self.set_column(frame, target.attr, value)
         elif isinstance(target, ast.Starred):
             self.bind(target.value, None, top_level)
+
+    def _mark(self, name: str, key: ast.AST) -> None:
+        """``onehot[rows, p.argmax(axis=1)] = 1``: a constant array marked where predictions point
+        holds those predictions as hard labels."""
+        old = self.vals.get(name)
+        keys = key.elts if isinstance(key, ast.Tuple) else [key]
+        preds = [v for k in keys if (v := self.val_of(k)) is not None and v.kind == "pred"]
+        if old is not None and old.kind == "const" and preds:
+            self.vals[name] = preds[0].with_("onehot", output="label")
+
+    def _overwrite(self, name: str, value: ast.AST) -> None:
+        """``a[:] = value`` / ``a.fill(value)``: every element of the array ``name`` becomes ``value``."""
+        new = self.val_of(value)
+        if new is not None:
+            self.vals[name] = new
+        else:
+            self.vals.pop(name, None)
 
     def _bind_many(self, target: ast.Tuple | ast.List, value: ast.AST | None, top_level: bool) -> None:
         if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
@@ -348,7 +379,7 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
         self.block(node.body)
         self.maybe -= 1
         # Interpreter work of the body itself (about 50 ns per syntax node per iteration).
-        self.p.loop_cost_s += self.trips[-1] * sum(1 for s in node.body for _ in ast.walk(s)) * 5e-8
+        self.p.loop_cost_s += self.trips[-1] * _size(node.body) * 5e-8
         self.trips.pop()
         self.block(node.orelse)
 
@@ -364,9 +395,25 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
             return
         self.bind(node.target, None, False)
         values = self.fold(node.iter)
+        if isinstance(node.target, ast.Name) and _unrollable(values, node.body):
+            self._unrolled(node, node.target.id, values)
+            return
         if isinstance(node.target, ast.Name) and isinstance(values, list):
             self.loop_values[node.target.id] = values
         self._loop(node, self._trips(node.iter))
+
+    def _unrolled(self, node: ast.For | ast.AsyncFor, name: str, values: list) -> None:
+        """A loop over constants (``for c in df.columns``) walked once per value, so that conditions
+        on it (``if df[c].dtype == object``) fold as they would run."""
+        self.trips.append(self.trips[-1])
+        self.maybe += 1
+        for v in values:
+            self.consts[name] = v
+            self.block(node.body)
+        self.maybe -= 1
+        self.consts.pop(name, None)
+        self.p.loop_cost_s += self.trips.pop() * len(values) * _size(node.body) * 5e-8
+        self.block(node.orelse)
 
     visit_AsyncFor = visit_For  # type: ignore[assignment]
 
@@ -401,7 +448,7 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
             self.p.api_refs.append(Ref(q, node.lineno))
             return
         frame = self.frame_of(node.value)
-        if frame is not None and isinstance(node.ctx, ast.Load) and not frame.encoded:
+        if frame is not None and isinstance(node.ctx, ast.Load) and not frame.encoded and not frame.array:
             cls = _frame_class()
             if cls is not None and not hasattr(cls, node.attr) and frame.columns is not None:
                 self.p.columns.append(Ref(node.attr, node.lineno, frame.derive()))
@@ -472,7 +519,7 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
                 method = True
                 if target is None:
                     self.p.api_refs.append(Ref(f"{inst.qualname}.{func.attr}", node.lineno))
-            elif self.frame_of(func.value) is not None and not self.frame_of(func.value).encoded:
+            elif (frame := self.frame_of(func.value)) is not None and not frame.encoded and not frame.array:
                 frame_cls = _frame_class()
                 if frame_cls is not None:
                     target = getattr(frame_cls, func.attr, None)
@@ -493,8 +540,8 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
             return
         inst = self.instance_of(func.value)
         X = self.frame_of(node.args[0])
-        if inst is None or X is None or inst.features is None:
-            return
+        if inst is None or X is None or inst.features is None or X.array or inst.features.array:
+            return  # arrays carry no feature names
         F = inst.features
         if F.columns is not None and X.columns is not None and not F.encoded and not X.encoded and F.columns != X.columns:
             diff = sorted(F.columns ^ X.columns)
@@ -513,6 +560,23 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
                 elif same is None:
                     self.p.faults.append(Fault("maybe", node.lineno, "train and test one-hot encoded separately and "
                                                "not aligned; categories that differ give different columns", p_pass=0.8))
+
+
+def _size(body: list[ast.stmt]) -> int:
+    return sum(1 for s in body for _ in ast.walk(s))
+
+
+def _unrollable(values: Any, body: list[ast.stmt]) -> bool:
+    """Whether a loop over ``values`` is cheap to walk once per value (a short list of names/numbers)."""
+    return (isinstance(values, list) and all(isinstance(v, (str, int, float)) for v in values)
+            and len(values) * _size(body) <= UNROLL_NODES)
+
+
+def _whole(key: ast.AST) -> bool:
+    """Whether a subscript selects every element: ``[:]``, ``[...]``, ``[:, :]``."""
+    keys = key.elts if isinstance(key, ast.Tuple) else [key]
+    return all(isinstance(k, ast.Slice) and k.lower is None and k.upper is None and k.step is None
+               or isinstance(k, ast.Constant) and k.value is Ellipsis for k in keys)
 
 
 def _threshold(test: ast.AST) -> bool:
@@ -553,8 +617,9 @@ def analyze(code: str, schema: Mapping[str, Mapping[str, Any]] | None = None) ->
     """Parse ``code`` once and collect the facts of what runs; ``schema`` maps public file -> FileSchema."""
     prog = Program(code)
     try:
-        prog.tree = ast.parse(code)
-        compile(prog.tree, "<program>", "exec", dont_inherit=True)  # e.g. repeated keyword arguments
+        with _AST_LOCK:
+            prog.tree = ast.parse(code)
+            compile(prog.tree, "<program>", "exec", dont_inherit=True)  # e.g. repeated keyword arguments
     except (SyntaxError, ValueError) as e:  # ValueError: null bytes
         prog.syntax_error = e if isinstance(e, SyntaxError) else SyntaxError(str(e))
         return prog

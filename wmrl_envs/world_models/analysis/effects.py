@@ -91,6 +91,7 @@ class CallEffects:
     val_of: Any
     set_column: Any
     method_frame: Any
+    _overwrite: Any
     vals: dict[str, Val]
 
     def call_effects(self, node: ast.Call, q: str | None, name: str) -> None:
@@ -175,6 +176,8 @@ class CallEffects:
             col = self.fold(node.args[0])
             if frame is not None and frame.columns is not None and isinstance(col, str):
                 frame.columns.discard(col)  # DataFrame.pop removes the column it returns
+        elif m == "fill" and node.args and isinstance(func.value, ast.Name) and func.value.id in self.vals:
+            self._overwrite(func.value.id, node.args[0])
         elif m == "shuffle":
             v = self.val_of(node.args[0]) if node.args else None
             if v is not None and isinstance(node.args[0], ast.Name):
@@ -210,6 +213,8 @@ class CallEffects:
         inst.features = X
         inst.log_target = y is not None and y.transforms.count("log") > y.transforms.count("exp")
         inst.coded_target = y is not None and y.transforms.count("codes") > y.transforms.count("decode")
+        # labels shuffled out of the rows' order (or drawn at random): the model learns noise
+        inst.noise_target = y is not None and (y.kind == "noise" or y.kind != "pred" and "shuffle" in y.transforms)
 
     # provided by FrameTracker / the analyzer
     vals: dict[str, Val]

@@ -46,7 +46,7 @@ class Frame:
     dtypes: dict[str, str] = field(default_factory=dict)
     created: set[str] = field(default_factory=set)  # columns the program assigned
     encoded: bool = False  # passed through get_dummies
-    rows: str = "?"  # "test" | "train" | "?": whose rows it holds
+    rows: str = "?"  # "test" | "train" | "?" | "train+test" (concat, stacked): whose rows it holds
     order: str = ""  # a token that changes when the rows are permuted
     truncated: int | None = None  # .head(n) / .iloc[:n]: at most n rows
     sliced: bool = False  # rows selected by position ([:n], [a:b]), n not necessarily known
@@ -57,6 +57,8 @@ class Frame:
     # ``pd.DataFrame(m.predict_proba(X), columns=m.classes_)``: a probability matrix whose columns
     # are the model's classes (their names are the task's, resolved against it by the checks)
     class_columns: Val | None = None
+    imputed: bool = False  # missing values filled or dropped frame-wide (fillna, dropna, an imputer)
+    array: bool = False  # a transformer's output: a numpy array with the frame's rows (no pandas API)
 
     def derive(self, columns: set[str] | None = UNKNOWN, encoded: bool = False) -> Frame:
         """A new frame with the same rows; ``columns`` replaces the column set where given."""
@@ -84,6 +86,7 @@ class Instance:
     fitted: bool = False
     log_target: bool = False  # fit on a log-transformed target
     coded_target: bool = False  # fit on integer codes of text labels (LabelEncoder, factorize, cat.codes)
+    noise_target: bool = False  # fit on labels out of the rows' order, or on random labels
     features: Frame | None = None  # the frame it was fit on
     positional: list[Any] = field(default_factory=list)  # folded positional arguments
     cv: Instance | None = None  # a splitter passed as ``cv=``
@@ -102,8 +105,10 @@ class Val:
     draws no model made), ``"rng"`` (a random generator).
     ``output`` (predictions): ``"proba_matrix"``, ``"proba"``, ``"label"``, ``"value"``.
     ``transforms``: what was applied: ``log``, ``exp``, ``invert``, ``shuffle``, ``clip``, ``bool``,
+    ``round`` (probabilities rounded to 0/1), ``argmax`` (the most probable class),
     ``class0`` (the first probability column), ``positive``, ``codes`` (labels replaced by integer
-    codes) and ``decode`` (codes mapped back to labels).
+    codes), ``decode`` (codes mapped back to labels), ``noise`` (a model fit on shuffled labels) and
+    ``onehot`` (a constant array marked at the predicted class).
     """
 
     kind: str

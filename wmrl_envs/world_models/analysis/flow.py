@@ -33,6 +33,17 @@ LABEL_CODERS = ("LabelEncoder", "OrdinalEncoder")  # fit_transform(labels) -> in
 POSITIVE = {"clip", "abs", "maximum", "exp", "expm1", "exp2", "power", "sigmoid", "expit", "softmax"}
 
 
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _compared(v: Val | None) -> Val | None:
+    """``v > 0.5``: predictions become labels; random draws compared with a rate stay random."""
+    if v is not None and v.kind == "noise":
+        return v
+    return v.with_("bool", output="label") if v is not None and v.kind == "pred" else None
+
+
 def to_integers(folder: Any, node: ast.Call, method: bool) -> bool:
     """Whether a ``round`` call rounds to whole numbers (``np.round(p)``, ``s.round(0)``), not to
     decimals (``np.round(p, 3)``, ``df.round(decimals=4)``: probabilities stay probabilities)."""
@@ -45,9 +56,10 @@ def to_integers(folder: Any, node: ast.Call, method: bool) -> bool:
 
 
 def _draw(name: str, first: Val | None, lineno: int) -> Val | None:
-    """A random generator's call: predictions in a random order, or numbers no model made."""
+    """A random generator's call: values (predictions, a column) in a random order, or numbers no
+    model made."""
     if name in SHUFFLES or name == "choice":
-        if first is not None and first.kind == "pred":
+        if first is not None and first.kind in ("pred", "column", "target"):
             return first.with_("shuffle")
     if name in RANDOM_DRAWS:
         return Val("noise", lineno=lineno)
@@ -61,6 +73,7 @@ class ValueFlow:
     qual: Any
     fold: Any
     kwarg: Any
+    kwarg_node: Any
     frame_of: Any
     instance_of: Any
     returns: dict[int, Any]
@@ -93,8 +106,7 @@ class ValueFlow:
             v = self.val_of(node.operand)
             return v.with_("negate") if v is not None else None
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            v = self.val_of(node.left)
-            return v.with_("bool", output="label") if v is not None and v.kind == "pred" else None
+            return _compared(self.val_of(node.left))
         if isinstance(node, ast.Call):
             ret = self.returns.get(id(node))
             if ret is not None:
@@ -111,6 +123,8 @@ class ValueFlow:
 
     def _subscript_val(self, node: ast.Subscript) -> Val | None:
         key = node.slice
+        if _is_number(self.fold(node)):
+            return Val("const", lineno=node.lineno)
         frame = self.frame_of(node.value)
         if frame is not None and not (isinstance(node.value, ast.Attribute) and node.value.attr in ("loc", "iloc")):
             k = self.fold(key)
@@ -123,6 +137,9 @@ class ValueFlow:
         v = self.val_of(node.value)
         if v is None:
             return None
+        index = self.val_of(key)
+        if index is not None and index.kind == "noise" and v.kind == "pred":
+            return v.with_("shuffle")  # p[rng.permutation(len(p))]: the rows in a random order
         if isinstance(key, ast.Tuple) and len(key.elts) == 2 and v.output == "proba_matrix":
             col = self.fold(key.elts[1])
             if col == 0:
@@ -148,15 +165,15 @@ class ValueFlow:
         if a is None or b is None:
             pred = a if a is not None and a.kind == "pred" else b if b is not None and b.kind == "pred" else None
             return pred
+        if "noise" in (a.kind, b.kind) and "pred" not in (a.kind, b.kind):
+            return a if a.kind == "noise" else b
         weight_zero = [self.fold(s) == 0 for s in (node.left, node.right)]
         if isinstance(node.op, ast.Mult) and any(weight_zero):
             return Val("const", lineno=node.lineno)
         if a.kind == "pred" and b.kind == "pred":
             return a if a.fitted else b
-        if isinstance(node.op, ast.Sub) and a.kind == "const" and b.kind == "pred" and b.output in ("proba", "value"):
-            if b.output == "proba":
-                return b.with_("invert")
-            return b.with_("negate")
+        if isinstance(node.op, ast.Sub) and a.kind == "const" and b.kind == "pred" and b.output != "proba_matrix":
+            return b.with_("negate") if b.output == "value" else b.with_("invert")  # 1 - p, 1 - labels
         if isinstance(node.op, (ast.Pow,)) and b.kind == "pred":
             return b.with_("exp")
         if isinstance(node.op, ast.Mult) and b.kind == "pred" and a.kind == "const" and self.fold(node.left) == -1:
@@ -208,11 +225,32 @@ class ValueFlow:
             return first.with_("exp")
         if name in LOG:
             return first.with_("log")
-        if name in ("rint", "argmax") or name in ("round", "around") and to_integers(self, node, method=False):
-            return first.with_("round", output="label")
+        hard = self._hardened(node, name, first)
+        if hard is not None:
+            return hard
         if name in ELEMENTWISE or name in POSITIVE or name in ("sigmoid", "expit", "softmax"):
             return first.with_("clip") if name in POSITIVE else first
         return None
+
+    def _hardened(self, node: ast.Call, name: str, first: Val) -> Val | None:
+        """``np.argmax``, ``np.round`` (to whole numbers): labels; ``np.clip(p, c, c)``: a constant."""
+        if name == "argmax":
+            return first.with_("argmax", output="label")
+        if name == "rint" or name in ("round", "around") and to_integers(self, node, method=False):
+            return first.with_("round", output="label")
+        if name == "clip" and self._collapsed(node, 1):
+            return Val("const", lineno=node.lineno)
+        return None
+
+    def _collapsed(self, node: ast.Call, first: int) -> bool:
+        """Whether a ``clip`` call's lower and upper bounds are the same value (every element becomes
+        it); ``first``: the position of the lower bound."""
+        lo = self.kwarg_node(node, "a_min", first) or self.kwarg_node(node, "lower") or self.kwarg_node(node, "min")
+        hi = self.kwarg_node(node, "a_max", first + 1) or self.kwarg_node(node, "upper") or self.kwarg_node(node, "max")
+        if lo is None or hi is None:
+            return False
+        a, b = self.fold(lo), self.fold(hi)
+        return ast.dump(lo) == ast.dump(hi) or _is_number(a) and a == b
 
     def _predict_val(self, node: ast.Call, func: ast.Attribute, name: str) -> Val | None:
         """``m.predict(X)`` and its kin: a model's output for the rows of ``X``."""
@@ -232,7 +270,7 @@ class ValueFlow:
         coded = inst is not None and inst.coded_target and output == "label"
         return Val("pred", rows=rows, order=order, output=output, fitted=fitted, sliced=X is not None and X.sliced,
                    model=inst.name if inst else "", lineno=node.lineno, truncated=trunc,
-                   transforms=("log",) * log + ("codes",) * coded)
+                   transforms=("log",) * log + ("codes",) * coded + ("noise",) * (inst is not None and inst.noise_target))
 
     def _label_codes(self, node: ast.Call, name: str, first: Val | None) -> Val | None:
         """Labels turned into integer codes (``LabelEncoder().fit_transform(y)``, ``pd.factorize(y)``)
@@ -254,6 +292,8 @@ class ValueFlow:
         if name in REDUCTIONS:
             axis = self.kwarg(node, "axis")
             return recv.with_(stacked=False) if recv.stacked or axis is not UNKNOWN else Val("const", lineno=node.lineno)
+        if name == "clip" and self._collapsed(node, 0):
+            return Val("const", lineno=node.lineno)
         if name in ("clip", "abs"):
             return recv.with_("clip")
         if name == "astype":
@@ -264,7 +304,9 @@ class ValueFlow:
             if "bool" in recv.transforms:
                 return recv.with_("unbool")
             return recv
-        if name in ("argmax", "idxmax") or name == "round" and to_integers(self, node, method=True):
+        if name in ("argmax", "idxmax"):
+            return recv.with_("argmax", output="label")
+        if name == "round" and to_integers(self, node, method=True):
             return recv.with_("round", output="label")
         if name in ("sample", "sort_values"):
             return recv.with_("shuffle")

@@ -11,12 +11,17 @@ import math
 import operator
 from typing import Any
 
-from wmrl_envs.world_models.analysis.facts import UNKNOWN, is_numeric
+from wmrl_envs.world_models import introspect
+from wmrl_envs.world_models.analysis.facts import UNKNOWN
 
 _BINARY = {ast.Add: operator.add, ast.Mult: operator.mul, ast.Pow: operator.pow, ast.Sub: operator.sub,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Div: operator.truediv}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-            ast.Gt: operator.gt, ast.GtE: operator.ge}
+            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
+            ast.NotIn: lambda a, b: a not in b}
+# Builtin types a program compares dtypes with (``df[c].dtype == object``), when not rebound.
+TYPES = {"object": object, "str": str, "int": int, "float": float, "bool": bool}
+DTYPE_ATTRIBUTES = ("kind", "name", "char")
 # Numeric guesses for loops whose trip count is not a literal.
 UNKNOWN_TRIPS = 3.0
 
@@ -73,10 +78,9 @@ class Folder:
         if isinstance(node, ast.Name):
             if node.id == "__name__":
                 return "__main__"
-            return self.consts.get(node.id, UNKNOWN)
-        if isinstance(node, ast.Attribute) and node.attr == "columns":
-            frame = self.frame_of(node.value)
-            return sorted(frame.columns) if frame is not None and frame.columns is not None else UNKNOWN
+            return self.consts.get(node.id, TYPES.get(node.id, UNKNOWN) if node.id not in self.aliases else UNKNOWN)
+        if isinstance(node, ast.Attribute):
+            return self._fold_attribute(node)
         if isinstance(node, ast.ListComp):
             return self.fold_comprehension(node)
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
@@ -89,12 +93,7 @@ class Folder:
                 return UNKNOWN
             return dict(zip(keys, vals))
         if isinstance(node, ast.UnaryOp):
-            v = self.fold(node.operand)
-            if isinstance(node.op, ast.USub):
-                return -v if isinstance(v, (int, float)) else UNKNOWN
-            if isinstance(node.op, ast.Not):
-                return UNKNOWN if v is UNKNOWN else not v
-            return UNKNOWN
+            return self._fold_unary(node)
         if isinstance(node, ast.BoolOp):
             vals = [self.fold(v) for v in node.values]
             if isinstance(node.op, ast.And) and any(v is not UNKNOWN and not v for v in vals):
@@ -118,6 +117,43 @@ class Folder:
             return UNKNOWN if any(p is UNKNOWN for p in parts) else "".join(map(str, parts))
         if isinstance(node, ast.Call):
             return self._fold_call(node)
+        if isinstance(node, ast.Subscript):
+            return self._fold_item(node)
+        return UNKNOWN
+
+    def _fold_unary(self, node: ast.UnaryOp) -> Any:
+        v = self.fold(node.operand)
+        if isinstance(node.op, ast.USub):
+            return -v if isinstance(v, (int, float)) else UNKNOWN
+        if isinstance(node.op, ast.Not):
+            return UNKNOWN if v is UNKNOWN else not v
+        return UNKNOWN
+
+    def _fold_attribute(self, node: ast.Attribute) -> Any:
+        """``df.columns``, ``df[c].dtype`` (and its ``kind``, ``name``), numpy types (``np.float64``)."""
+        if node.attr == "columns":
+            frame = self.frame_of(node.value)
+            return sorted(frame.columns) if frame is not None and frame.columns is not None else UNKNOWN
+        if node.attr == "dtype":
+            return self.column_dtype(node.value)
+        if node.attr in DTYPE_ATTRIBUTES:
+            dtype = self.fold(node.value)
+            return getattr(dtype, node.attr, UNKNOWN) if introspect.is_dtype(dtype) else UNKNOWN
+        q = self.qual(node)
+        obj = introspect.resolve(q)[0] if q and q.startswith("numpy.") else None
+        return obj if isinstance(obj, type) else UNKNOWN
+
+    def _fold_item(self, node: ast.Subscript) -> Any:
+        """``weights["model"]``, ``sizes[0]``: an item of a constant dict or list; ``df.dtypes[c]``."""
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "dtypes":
+            return self.column_dtype(node)
+        box = self.fold(node.value) if isinstance(node.value, ast.Name) else UNKNOWN
+        if isinstance(box, (dict, list)):
+            key = self.fold(node.slice)
+            try:
+                return box[key] if isinstance(key, (str, int)) and not isinstance(key, bool) else UNKNOWN
+            except (KeyError, IndexError, TypeError):
+                return UNKNOWN
         return UNKNOWN
 
     def _fold_binop(self, node: ast.BinOp) -> Any:
@@ -154,7 +190,23 @@ class Folder:
         if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
             v = self.fold(node.args[0])
             return len(v) if isinstance(v, (list, str, dict)) else UNKNOWN
+        if isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
+            v = self.fold(node.args[0])
+            return str(v) if introspect.is_dtype(v) or isinstance(v, (str, int, float)) else UNKNOWN
+        if q.startswith("pandas.") and q.rsplit(".", 1)[-1].startswith("is_") and len(node.args) == 1:
+            return self._dtype_predicate(q, node.args[0])
         return UNKNOWN
+
+    def _dtype_predicate(self, q: str, arg: ast.AST) -> Any:
+        """``pd.api.types.is_numeric_dtype(df[c])``: the installed predicate on the column's dtype."""
+        dtype = self.column_dtype(arg)
+        fn = introspect.resolve(q)[0] if dtype is not UNKNOWN else None
+        if not callable(fn):
+            return UNKNOWN
+        try:
+            return bool(fn(dtype))
+        except Exception:
+            return UNKNOWN
 
     def truth(self, test: ast.AST) -> bool | None:
         """An ``if``/``while`` condition's constant truth value, None if it depends on data."""
@@ -172,68 +224,37 @@ class Folder:
             return UNKNOWN
         gen = node.generators[0]
         items = self.fold(gen.iter)
-        if not isinstance(gen.target, ast.Name) or gen.target.id != node.elt.id or not isinstance(items, list):
+        var = node.elt.id
+        if not isinstance(gen.target, ast.Name) or gen.target.id != var or not isinstance(items, list):
             return UNKNOWN
-        out = []
+        saved = self.consts.get(var, UNKNOWN)
+        out: Any = []
         for item in items:
-            keep = [self.test(t, node.elt.id, item) for t in gen.ifs]
+            self.consts[var] = item
+            keep = [self.fold(t) for t in gen.ifs]
             if any(k is UNKNOWN for k in keep):
-                return UNKNOWN
+                out = UNKNOWN
+                break
             if all(keep):
                 out.append(item)
+        if saved is UNKNOWN:
+            self.consts.pop(var, None)
+        else:
+            self.consts[var] = saved
         return out
 
-    def test(self, node: ast.AST, var: str, value: Any) -> Any:
-        """A comprehension condition with ``var`` bound to ``value``: True, False or UNKNOWN."""
-        if isinstance(node, ast.BoolOp):
-            vals = [self.test(v, var, value) for v in node.values]
-            if any(v is UNKNOWN for v in vals):
-                return UNKNOWN
-            return all(vals) if isinstance(node.op, ast.And) else any(vals)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            v = self.test(node.operand, var, value)
-            return UNKNOWN if v is UNKNOWN else not v
-        if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            return self._test_compare(node, var, value)
-        if isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.args[0], ast.Subscript):
-            name = (self.qual(node.func) or getattr(node.func, "attr", "")).rsplit(".", 1)[-1]
-            sub = node.args[0]
-            frame = self.frame_of(sub.value)
-            if frame is None or not (isinstance(sub.slice, ast.Name) and sub.slice.id == var) or value not in frame.dtypes:
-                return UNKNOWN
-            numeric = is_numeric(frame.dtypes[value])
-            if name == "is_numeric_dtype":
-                return numeric
-            if name in ("is_object_dtype", "is_string_dtype"):
-                return not numeric
-        return UNKNOWN
-
-    def _test_compare(self, node: ast.Compare, var: str, value: Any) -> Any:
-        op = node.ops[0]
-        left = node.left
-        if isinstance(left, ast.Name) and left.id == var:
-            other = self.fold(node.comparators[0])
-            if other is UNKNOWN:
-                return UNKNOWN
-            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(other, (list, tuple, str, dict)):
-                return (value in other) == isinstance(op, ast.In)
-            if isinstance(op, (ast.Eq, ast.NotEq)):
-                return (value == other) == isinstance(op, ast.Eq)
+    def column_dtype(self, node: ast.AST) -> Any:
+        """The dtype the installed pandas gives the column ``df[c]`` (or ``df.dtypes[c]``) as read
+        from the task's file, UNKNOWN where the program assigned the column or the file is unknown."""
+        if not isinstance(node, ast.Subscript):
             return UNKNOWN
-        # df[c].dtype == "object" / df[c].dtype != object
-        if (isinstance(left, ast.Attribute) and left.attr == "dtype" and isinstance(left.value, ast.Subscript)
-                and isinstance(left.value.slice, ast.Name) and left.value.slice.id == var
-                and isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))):
-            frame = self.frame_of(left.value.value)
-            other = node.comparators[0]
-            target = other.id if isinstance(other, ast.Name) else self.fold(other)
-            if frame is None or value not in frame.dtypes or target is UNKNOWN:
-                return UNKNOWN
-            texts = target if isinstance(target, list) else [target]
-            hit = any(str(t) in (frame.dtypes[value], "str" if frame.dtypes[value] in ("object", "str") else "")
-                      or (str(t) in ("object", "str", "category") and not is_numeric(frame.dtypes[value])) for t in texts)
-            return hit == isinstance(op, (ast.Eq, ast.In))
-        return UNKNOWN
+        base = node.value.value if isinstance(node.value, ast.Attribute) and node.value.attr == "dtypes" else node.value
+        frame = self.frame_of(base)
+        col = self.fold(node.slice)
+        if frame is None or not isinstance(col, str) or col not in frame.dtypes or col in frame.created:
+            return UNKNOWN
+        dtype = introspect.pandas_dtype(frame.dtypes[col])
+        return UNKNOWN if dtype is None else dtype
 
     def trip_count(self, it: ast.AST) -> float:
         """How many times a ``for`` loop over ``it`` runs (a guess where not constant)."""

@@ -8,6 +8,7 @@ column assignments (``df[c] = ...``, ``.loc``, ``assign``, ``insert``) in progra
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +30,15 @@ SAME_COLUMNS = {"copy", "fillna", "reset_index", "dropna", "astype", "replace", 
                 "drop_duplicates", "where", "mask"}
 # ``Frame.truncated`` of a test frame whose rows ``dropna`` thinned: fewer rows, number unknown.
 DROPPED_ROWS = -1
+# ``Frame.rows`` of ``pd.concat([train, test])`` (and the reverse): both parts, stacked in this order.
+STACKED = ("train+test", "test+train")
+# Values whose columns a matrix passed to ``pd.DataFrame(matrix, columns=...)`` fills: predictions,
+# a constant (``np.tile(priors, (n, 1))``) or random draws.
+MATRICES = ("pred", "const", "noise")
+# Frame methods that leave no missing value behind (frame-wide; a column's fill creates that column).
+IMPUTING = {"fillna", "dropna", "interpolate", "ffill", "bfill"}
+# Transformers whose output keeps the input's columns (scalers, imputers), by class-name pattern.
+COLUMN_PRESERVING = re.compile(r"Scaler$|^Normalizer$|^QuantileTransformer$|^PowerTransformer$|Imputer$")
 # Methods that permute rows.
 REORDER = {"sort_values", "sample", "sort_index"}
 # Functions that build an estimator of a known class.
@@ -113,13 +123,14 @@ class FrameTracker:
         if isinstance(key, ast.Slice):
             return self._row_slice(base, key)
         if isinstance(key, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
-            return base.derive()  # a row mask keeps the columns
+            return self._row_slice(base, key)  # a row mask keeps the columns
         return base.derive(None)
 
     def _row_slice(self, base: Frame, key: ast.AST) -> Frame:
         """Rows selected by position or mask (still the base's rows); ``[:n]`` truncates."""
         out = base.derive()
-        out.sliced = out.sliced or isinstance(key, ast.Slice)
+        out.rows = _part_rows(base.rows, key)
+        out.sliced = out.sliced or isinstance(key, ast.Slice) and base.rows not in STACKED  # a whole part
         if isinstance(key, ast.Slice) and key.lower is None and key.step is None:
             n = self.fold(key.upper)
             if isinstance(n, int):
@@ -137,15 +148,32 @@ class FrameTracker:
             src = self.frame_of(node.args[0]) or Frame()
             out = src.derive(None, encoded=True)
             out.base = frozenset(src.columns) if src.columns is not None else None
+            out.aligned = out.aligned or src.rows in STACKED  # train and test rows encoded together
             return out
         if q == "pandas.concat" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
             return self._concat(node)
         if not isinstance(node.func, ast.Attribute):
             return None
+        if node.func.attr in ("transform", "fit_transform") and node.args:
+            return self._transformed(node)
         base = self.frame_of(node.func.value)
         if base is None:
             return None
         return self.method_frame(node, base, node.func.attr)
+
+    def _transformed(self, node: ast.Call) -> Frame | None:
+        """``scaler.transform(X)``: an array with ``X``'s rows; its columns where the transformer
+        keeps them (scalers, imputers), no missing values after an imputer."""
+        inst = self.instance_of(node.func.value)  # type: ignore[attr-defined]
+        src = self.frame_of(node.args[0])
+        if inst is None or src is None:
+            return None
+        names = [q.rsplit(".", 1)[-1] for q, _ in inst.members] or [inst.name]
+        keeps = all(COLUMN_PRESERVING.search(n) for n in names)
+        out = src.derive() if keeps else src.derive(None)
+        out.array = True
+        out.imputed = src.imputed or any(n.endswith("Imputer") for n in names)
+        return out
 
     def _constructed_frame(self, node: ast.Call) -> Frame:
         """``pd.DataFrame({...})`` / ``pd.DataFrame(arr, columns=[...])``: columns and their values."""
@@ -165,13 +193,13 @@ class FrameTracker:
         elif isinstance(cols, list):
             frame.columns = {str(c) for c in cols}
             val = self.val_of(data) if data is not None else None
-            if val is not None and val.kind == "pred":
+            if val is not None and val.kind in MATRICES:
                 names = tuple(str(c) for c in cols)
                 for c in names:
                     frame.values[c] = val.with_(columns=names)
         elif cols is UNKNOWN and data is not None and _classes(self.kwarg_node(node, "columns")):
             val = self.val_of(data)
-            if val is not None and val.kind == "pred" and val.output == "proba_matrix":
+            if val is not None and val.kind in MATRICES:
                 frame.columns, frame.class_columns = set(), val
         index = self.kwarg_node(node, "index")
         if index is not None:
@@ -192,10 +220,13 @@ class FrameTracker:
                        {k: v for f in parts for k, v in f.dtypes.items()})
         merged.created = set().union(*[f.created for f in parts])
         merged.encoded = any(f.encoded for f in parts)
+        merged.imputed = all(f.imputed for f in parts)
         if axis in (1, "columns"):
             merged.rows = parts[0].rows
             for f in parts:
                 merged.values.update(f.values)
+        elif len(parts) == 2 and {p.rows for p in parts} == {"train", "test"}:
+            merged.rows = f"{parts[0].rows}+{parts[1].rows}"
         return merged
 
     def method_frame(self, node: ast.Call, base: Frame, m: str) -> Frame | None:
@@ -203,9 +234,11 @@ class FrameTracker:
         if m == "dropna" and self._drops_test_rows(node, base):
             out = base.derive()
             out.truncated = DROPPED_ROWS
+            out.imputed = True
             return out
         if m in SAME_COLUMNS:
             out = base.derive()
+            out.imputed = out.imputed or m in IMPUTING
             if m == "round" and to_integers(self, node, method=True):
                 _round_predictions(out)
             if m == "reset_index" and base.index and self.kwarg(node, "drop") is not True and out.columns is not None:
@@ -295,7 +328,8 @@ class FrameTracker:
 
     def set_column(self, frame: Frame, key: Any, value: ast.AST | None) -> None:
         """Record ``frame[key] = value`` (key a name or a list of names, UNKNOWN if not constant)."""
-        if key is UNKNOWN:
+        if key is UNKNOWN:  # any column may have been replaced: none still holds what was read
+            frame.created |= set(frame.dtypes) | (frame.columns or set())
             frame.columns = None
             return
         keys = key if isinstance(key, list) else [key]
@@ -346,6 +380,18 @@ class FrameTracker:
         return inst
 
 
+
+
+def _part_rows(rows: str, key: ast.AST) -> str:
+    """Whose rows a selection of a frame keeps: ``full.iloc[:n]`` of ``concat([train, test])`` keeps
+    the first part's rows and ``full.iloc[n:]`` the second's; other selections of such a stacked frame
+    are not followed."""
+    if rows not in STACKED:
+        return rows
+    first, second = rows.split("+")
+    if isinstance(key, ast.Slice) and key.step is None and (key.lower is None) != (key.upper is None):
+        return first if key.lower is None else second
+    return "?"
 
 
 def _round_predictions(frame: Frame) -> None:

@@ -20,6 +20,10 @@ from wmrl_envs.world_models.analysis.facts import Fault, Frame, Val, is_numeric
 PROBABILITY_METRICS = ("auc", "log_loss", "logloss", "cross_entropy", "brier")
 LABEL_METRICS = ("accuracy", "f1", "kappa", "precision", "recall", "mcc")
 NONNEGATIVE_METRICS = ("rmsle", "msle")
+# Transforms after which predictions carry no signal about the rows they are written for.
+SCRAMBLED = {"shuffle": "predictions are shuffled or sorted out of row order",
+             "noise": "the model was fit on labels shuffled out of the rows' order (or random labels), so it "
+                      "learned noise"}
 UNBOUNDED_MODELS = ("Linear", "Ridge", "Lasso", "ElasticNet", "SGD", "SVR", "Lars", "Huber", "numpy", "OLS")
 
 
@@ -89,13 +93,13 @@ def _value_faults(column: str, v: Val, ctx: Mapping[str, Any], where: int) -> li
     elif v.rows == "train":
         out.append(Fault("crash", where, f"column {column!r} holds one prediction per training row; the test ids "
                          "are fewer", "output_format"))
-    if "shuffle" in v.transforms:
-        out.append(Fault("hack", where, f"column {column!r}: predictions are shuffled or sorted out of row order"))
+    out += [Fault("hack", where, f"column {column!r}: {why}") for t, why in SCRAMBLED.items() if t in v.transforms]
     if v.transforms.count("log") > v.transforms.count("exp"):
         out.append(Fault("hack", where, "the model learns a log target and its predictions are never transformed back"))
     is_proba = v.output in ("proba", "proba_matrix")
-    if is_proba and task == "binary" and ("invert" in v.transforms) != ("class0" in v.transforms):
-        out.append(Fault("hack", where, f"column {column!r} holds the probability of the other class"))
+    if task == "binary" and v.output != "value" and ("invert" in v.transforms) != ("class0" in v.transforms):
+        what = "probability" if is_proba else "label"
+        out.append(Fault("hack", where, f"column {column!r} holds the {what} of the other class"))
     if any(m in metric for m in LABEL_METRICS) and is_proba:
         out.append(Fault("hack", where, f"{metric} grades labels; column {column!r} holds probabilities"))
     if any(m in metric for m in PROBABILITY_METRICS) and v.output == "label":
