@@ -5,8 +5,9 @@
 Each program burns a fixed amount of CPU (a numpy loop calibrated once to about ``--burn-s``
 seconds) and copies the task's sample submission, so every run is a valid, graded submission.
 For each worker count, both executors run the same batch two ways: through ``executor.map``,
-and through the env API (``gym.make("WMRL/MLEDojo-v0", executor=ex)``, one env copy per
-in-flight program, each stepped from its own thread, all sharing the one executor). Rounds
+and through the reward API a GRPO trainer uses (``EnvReward(gym.make("WMRL/MLEDojo-v0",
+executor=ex))`` scoring the batch as completions: it spawns env copies up to the executor's
+workers, each stepped from its own thread, all sharing the one executor). Rounds
 interleave every configuration in random order, so background load hits all alike; rates pool
 the rounds. The ``local`` backend (plain processes) is the control: its speedup is what the
 machine allowed. ``in_flight`` (program seconds per second) shows how many programs an executor
@@ -22,7 +23,6 @@ import itertools
 import os
 import random
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _report import table, write_json  # noqa: E402
 
 import wmrl_envs  # noqa: E402, F401  registers the envs
+from wmrl_agents.trl import EnvReward  # noqa: E402
 from wmrl_envs.sandbox import Job, Limits, make_executor  # noqa: E402
 
 TASK = "seattle-weather"
@@ -63,41 +64,26 @@ def through_map(ex, envs, job: Job, programs: int) -> list[tuple[bool, float, fl
     return [(r.ok and "submission.csv" in r.files, r.wall_s, r.cpu_s or 0.0) for r in ex.map([job] * programs)]
 
 
-def through_env(ex, envs, job: Job, programs: int) -> list[tuple[bool, float, float]]:
-    """Step ``programs`` episodes over the env copies, one thread per copy, as ``through_map`` reports."""
-    tickets, out, lock = iter(range(programs)), [], threading.Lock()
-
-    def play(env) -> None:
-        while True:
-            with lock:
-                if next(tickets, None) is None:
-                    return
-            env.reset(options={"task_id": TASK})
-            _, _, _, _, info = env.step(job.code)
-            with lock:
-                out.append((info["status"] == "ok", info["cost"]["exec_s"], info["cost"]["exec_cpu_s"]))
-
-    threads = [threading.Thread(target=play, args=(env,)) for env in envs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return out
+def through_reward(ex, env, job: Job, programs: int) -> list[tuple[bool, float, float]]:
+    """The batch as TRL completions scored by ``EnvReward(env)``, as ``through_map`` reports."""
+    reward = EnvReward(env)  # spawns copies of env up to ex.workers
+    completions = [f"```python\n{job.code}```"] * programs
+    episodes = reward.episodes(completions, range(programs), [TASK] * programs, [f"g{i}" for i in range(programs)])
+    return [(e.status == "ok", e.cost["exec_s"], e.cost["exec_cpu_s"]) for e in episodes]
 
 
-MODES = {"map": through_map, "env": through_env}
+MODES = {"map": through_map, "reward": through_reward}
 
 
 def build(backends: list[str], workers: list[int]) -> dict:
-    """One executor per (backend, workers), and as many env copies on it as it has workers."""
+    """One executor per (backend, workers), and an env on it."""
     setups = {}
     for backend, w in itertools.product(backends, workers):
         options = {"allow_unsafe": backend == "local"}
         if backend == "ray":
             options["init_kwargs"] = {"num_cpus": max(workers), "include_dashboard": False}
         ex = make_executor(backend, limits=LIMITS, workers=w, **options)
-        envs = [gym.make("WMRL/MLEDojo-v0", executor=ex, limits=LIMITS, tasks=[TASK]) for _ in range(w)]
-        setups[backend, w] = (ex, envs)
+        setups[backend, w] = (ex, gym.make("WMRL/MLEDojo-v0", executor=ex, limits=LIMITS, tasks=[TASK]))
     return setups
 
 
@@ -109,9 +95,9 @@ def measure(setups: dict, job: Job, programs: int, rounds: int) -> dict:
     for r in range(rounds):
         rng.shuffle(runs)
         for backend, mode, w in runs:
-            ex, envs = setups[backend, w]
+            ex, env = setups[backend, w]
             t = time.perf_counter()
-            done = MODES[mode](ex, envs, job, programs)
+            done = MODES[mode](ex, env, job, programs)
             elapsed = time.perf_counter() - t
             print(f"round {r + 1}/{rounds}: {backend:5} {mode:3} workers={w}: {programs / elapsed * 60:.1f}/min")
             total = totals[backend, mode, w]
@@ -182,16 +168,15 @@ def main() -> None:
 
     iters = calibrate(args.burn_s)
     setups = build(backends, workers)
-    public = setups[backends[0], workers[0]][1][0].unwrapped.tasks[TASK].public_dir
+    public = setups[backends[0], workers[0]][1].unwrapped.tasks[TASK].public_dir
     job = Job(code=PROGRAM.format(iters=iters), data_dir=public, limits=LIMITS)
     for ex, _ in setups.values():  # warm up: worker processes, imports, caches
         through_map(ex, None, job, ex.workers)
     load_before = os.getloadavg()[0]
     rows = rows_from(measure(setups, job, args.programs, args.rounds))
     load_after = os.getloadavg()[0]
-    for ex, envs in setups.values():
-        for env in envs:
-            env.close()
+    for ex, env in setups.values():
+        env.close()
         ex.close()
 
     targets, notes = targets_and_notes(rows)

@@ -20,7 +20,9 @@ Environment variables (all optional):
     WMRL_ANCHOR_RATE   share of groups executed for real under a world model (default 0.1)
     WMRL_STATE_PATH    the mixing state file: anchor pairs survive a restart, processes share them
     WMRL_EXECUTOR      sandbox backend: auto, bwrap, docker, ray (cluster: RAY_ADDRESS), local
-    WMRL_WORKERS       env copies per process running completions at once (default 1)
+    WMRL_WORKERS       programs the sandbox runs at once per process (default 2)
+    WMRL_CONCURRENCY   completions scored at once per process (default 16): predicted ones take no
+                       sandbox slot, and concurrent predictions share one world-model batch
     WMRL_WEIGHTING     weighted_advantage_reward: energy (default) or pooled
 
 ``weighted_advantage_reward`` returns weighted advantages: run TRL with ``--scale_rewards none``
@@ -53,8 +55,9 @@ def _number(environ: Mapping[str, str], name: str, default: float, kind: type = 
 
 def build_reward(weighted: bool, environ: Mapping[str, str] = os.environ):
     """A new ``WeightedAdvantageReward`` (``weighted``) or ``EnvReward`` configured by ``environ``."""
-    from wmrl_agents.train import comma_list, make_envs
+    from wmrl_agents.train import comma_list, make_env
     from wmrl_agents.trl import EnvReward, WeightedAdvantageReward
+    from wmrl_envs.copies import can_spawn
     from wmrl_envs.mixing import MixingConfig
 
     world_model = environ.get("WMRL_WORLD_MODEL") or None
@@ -62,7 +65,7 @@ def build_reward(weighted: bool, environ: Mapping[str, str] = os.environ):
     mixing = None
     if world_model:
         mixing = MixingConfig(anchor_rate=_number(environ, "WMRL_ANCHOR_RATE", 0.1), weighting=weighting)
-    envs = make_envs(
+    env = make_env(
         environ.get("WMRL_ENV") or DEFAULT_ENV,
         tasks=comma_list(environ.get("WMRL_TASKS", "")),
         split=environ.get("WMRL_SPLIT") or "train",
@@ -70,9 +73,12 @@ def build_reward(weighted: bool, environ: Mapping[str, str] = os.environ):
         world_model=world_model,
         mixing=mixing,
         state_path=environ.get("WMRL_STATE_PATH") or None,
-        copies=_number(environ, "WMRL_WORKERS", 1, int),
+        workers=_number(environ, "WMRL_WORKERS", 2, int),
     )
-    return WeightedAdvantageReward(envs, weighting=weighting) if weighted else EnvReward(envs)
+    concurrency = _number(environ, "WMRL_CONCURRENCY", 16, int) if can_spawn(env) else None
+    if weighted:
+        return WeightedAdvantageReward(env, weighting=weighting, concurrency=concurrency)
+    return EnvReward(env, concurrency=concurrency)
 
 
 def _reward(weighted: bool):
@@ -102,12 +108,12 @@ def export_dataset(out: str | os.PathLike, env_id: str = DEFAULT_ENV, seeds: int
     """Write the prompt dataset of seeds ``0..seeds-1`` (:func:`~wmrl_agents.trl.build_dataset`)
     to ``out/train.jsonl``, which ``datasets.load_dataset(out)`` (``trl grpo --dataset_name out``)
     reads as its train split."""
-    from wmrl_agents.train import make_envs
+    from wmrl_agents.train import make_env
     from wmrl_agents.trl import build_dataset
 
     if seeds < 1:
         raise ValueError(f"--seeds must be at least 1, got {seeds}")
-    env = make_envs(env_id, tasks, split)[0]
+    env = make_env(env_id, tasks, split)
     try:
         dataset = build_dataset(env, range(seeds))
     finally:

@@ -73,7 +73,7 @@ class TrainConfig:
     vllm_server: str = _option("http://127.0.0.1:8000", "base URL of `trl vllm-serve` (vllm_mode=server)")
     executor: str = _option("auto", "sandbox backend: auto, bwrap, docker, ray, local")
     ray_address: str | None = _option(None, "Ray cluster for --executor ray (default: $RAY_ADDRESS)")
-    workers: int = _option(2, "env copies running programs at once")
+    workers: int = _option(2, "programs the sandbox runs at once (a generation batch's episodes run concurrently)")
     time_limit: float | None = _option(None, "CPU-seconds a program may run (wall: 1.5x; default: the task's)")
     save_steps: int = _option(10, "updates between checkpoints (the last update is always saved)")
     seed: int = _option(0, "seeds prompts, sampling and anchor selection")
@@ -205,7 +205,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 
 
 # -- envs ---------------------------------------------------------------------------------------
-def make_envs(
+def make_env(
     env_id: str,
     tasks: Iterable[str] | None = None,
     split: str = "train",
@@ -214,30 +214,29 @@ def make_envs(
     world_model: str | None = None,
     mixing: Any = None,
     state_path: str | os.PathLike | None = None,
-    copies: int = 1,
-) -> list:
-    """``copies`` of env ``env_id``; with a ``world_model`` spec each is wrapped in a
-    ``MixedRewardWrapper`` and all share one ``MixingState`` (saved at ``state_path``)."""
+    workers: int | None = None,
+):
+    """Env ``env_id`` whose sandbox runs ``workers`` programs at once (episodes run concurrently on
+    spawned copies of it); with a ``world_model`` spec it is wrapped in a ``MixedRewardWrapper``
+    whose ``MixingState`` is saved at ``state_path``."""
     import gymnasium as gym
 
     import wmrl_envs  # noqa: F401 - registers the env ids
     from wmrl_agents.compare import program_limits
 
-    kwargs = {"split": split, "executor": executor, **program_limits(time_limit)}
+    kwargs = {"split": split, "executor": executor, "workers": workers, **program_limits(time_limit)}
     if tasks:
         kwargs["tasks"] = list(tasks)
     try:
-        envs = [gym.make(env_id, **kwargs) for _ in range(copies)]
+        env = gym.make(env_id, **kwargs)
     except gym.error.Error as e:
         raise ValueError(f"cannot make env {env_id!r}: {e} (the text envs: WMRL/MLEDojo-v0, WMRL/DSBench-v0)") from None
     if world_model is None:
-        return envs
+        return env
     from wmrl_envs.world_models.factory import make_world_model
     from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
 
-    wm = make_world_model(world_model)
-    state = MixingState(mixing, state_path=state_path)
-    return [MixedRewardWrapper(e, wm, state=state) for e in envs]
+    return MixedRewardWrapper(env, make_world_model(world_model), state=MixingState(mixing, state_path=state_path))
 
 
 # -- training -----------------------------------------------------------------------------------
@@ -265,14 +264,13 @@ def train(config: TrainConfig) -> dict:
     tmp = out / f".config.yaml.{os.getpid()}"  # atomic: processes under accelerate read it as they start
     tmp.write_text(yaml.safe_dump(asdict(cfg), sort_keys=False))
     os.replace(tmp, out / "config.yaml")
-    envs = make_envs(cfg.env, cfg.tasks, cfg.split, cfg.executor, cfg.time_limit, cfg.world_model,
-                     cfg.mixing() if cfg.world_model else None, out / "mixing.json", cfg.workers)
+    env = make_env(cfg.env, cfg.tasks, cfg.split, cfg.executor, cfg.time_limit, cfg.world_model,
+                   cfg.mixing() if cfg.world_model else None, out / "mixing.json", cfg.workers)
     t0 = time.perf_counter()
     try:
-        summary = _train_trl(cfg, envs, out) if cfg.trainer == "trl" else _train_wmrl(cfg, envs, out)
+        summary = _train_trl(cfg, env, out) if cfg.trainer == "trl" else _train_wmrl(cfg, env, out)
     finally:
-        for env in envs:
-            env.close()
+        env.close()
     return {"trainer": cfg.trainer, "mode": "wmrl" if cfg.world_model else "grpo", **summary,
             "wall_s": time.perf_counter() - t0, "final_model": str(out / "final")}
 
@@ -300,7 +298,16 @@ def _check_resume(cfg: TrainConfig, out: Path) -> None:
                          f"(flags may change {', '.join(RESUMABLE[1:])}), or give a new --out")
 
 
-def _train_trl(cfg: TrainConfig, envs: list, out: Path) -> dict:
+def _in_flight(env: Any, batch: int) -> int | None:
+    """Episodes run at once: the whole batch, so that its generations and world-model predictions
+    go out together (the sandbox's workers bound the executions); one at a time for an env that
+    cannot be copied for threads."""
+    from wmrl_envs.copies import can_spawn
+
+    return batch if can_spawn(env) else None
+
+
+def _train_trl(cfg: TrainConfig, env: Any, out: Path) -> dict:
     import torch
     from transformers.trainer_callback import PrinterCallback
     from transformers.trainer_utils import get_last_checkpoint
@@ -308,9 +315,11 @@ def _train_trl(cfg: TrainConfig, envs: list, out: Path) -> dict:
 
     from wmrl_agents.trl import EnvReward, WeightedAdvantageReward, build_dataset, check_config
 
-    reward = WeightedAdvantageReward(envs, weighting=cfg.weighting) if cfg.world_model else EnvReward(envs)
-    cuda = torch.cuda.is_available()
     batch = cfg.group_size * cfg.groups_per_update
+    concurrency = _in_flight(env, batch)
+    reward = (WeightedAdvantageReward(env, weighting=cfg.weighting, concurrency=concurrency) if cfg.world_model
+              else EnvReward(env, concurrency=concurrency))
+    cuda = torch.cuda.is_available()
     vllm = {"use_vllm": True, "vllm_mode": cfg.vllm_mode} if cfg.use_vllm() else {}
     if vllm and cfg.vllm_mode == "server":
         vllm["vllm_server_base_url"] = cfg.vllm_server
@@ -323,7 +332,7 @@ def _train_trl(cfg: TrainConfig, envs: list, out: Path) -> dict:
         bf16=cuda and torch.cuda.is_bf16_supported(), **vllm,
     )
     check_config(args, [reward])
-    dataset = build_dataset(envs[0], range(cfg.updates * cfg.groups_per_update))
+    dataset = build_dataset(env, range(cfg.updates * cfg.groups_per_update))
     peft = None
     if cfg.lora_r:
         from peft import LoraConfig
@@ -341,7 +350,7 @@ def _train_trl(cfg: TrainConfig, envs: list, out: Path) -> dict:
     return {"resumed_from": last, **_totals(rows, "wmrl/real_episodes", predicted, "wmrl/exec_s", "wmrl/reward", n)}
 
 
-def _train_wmrl(cfg: TrainConfig, envs: list, out: Path) -> dict:
+def _train_wmrl(cfg: TrainConfig, env: Any, out: Path) -> dict:
     import torch
 
     from wmrl_agents.compare import _by_update, _read_jsonl
@@ -352,9 +361,10 @@ def _train_wmrl(cfg: TrainConfig, envs: list, out: Path) -> dict:
     policy = LLMPolicy(cfg.model, lora={"r": cfg.lora_r} if cfg.lora_r else None, lr=cfg.lr,
                        max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                        micro_batch_size=cfg.micro_batch_size, checkpoint_dir=out / "policy", generation=cfg.generation)
-    trainer = GRPOTrainer(envs, policy, list(envs[0].unwrapped.task_ids), cfg.group_size, cfg.groups_per_update,
+    trainer = GRPOTrainer(env, policy, list(env.unwrapped.task_ids), cfg.group_size, cfg.groups_per_update,
                           weighting=cfg.weighting, seed=cfg.seed, log_dir=out, progress=not cfg.quiet,
-                          checkpoint_every=cfg.save_steps)
+                          checkpoint_every=cfg.save_steps,
+                          concurrency=_in_flight(env, cfg.group_size * cfg.groups_per_update))
     resumed = trainer.maybe_resume()
     trainer.train(cfg.updates, resume=False)
     policy.model.save_pretrained(out / "final")

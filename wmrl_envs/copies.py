@@ -30,9 +30,14 @@ def spawn_env(env: gym.Env) -> gym.Env:
     return spawn()
 
 
+def can_spawn(env: gym.Env) -> bool:
+    """Whether :func:`spawn_env` can copy ``env`` (its base env has ``spawn()``)."""
+    return callable(getattr(env.unwrapped, "spawn", None))
+
+
 def executor_workers(env: gym.Env) -> int:
     """How many programs ``env``'s sandbox executor runs at once (1 for an env without one)."""
-    if not hasattr(env.unwrapped, "spawn"):
+    if not can_spawn(env):
         return 1
     return int(getattr(getattr(env.unwrapped, "executor", None), "workers", 1) or 1)
 

@@ -25,7 +25,7 @@ class LowercaseEnv(gym.Env):
 
     executions = 0  # over every instance
 
-    def __init__(self, split="train", executor="auto", tasks=None, limits=None):
+    def __init__(self, split="train", executor="auto", tasks=None, limits=None, workers=None):
         self.observation_space, self.action_space = CodeText(10_000), CodeText(10_000)
         self.task_ids = list(tasks or ["task-0", "task-1"])
 

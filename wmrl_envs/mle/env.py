@@ -86,6 +86,8 @@ class MLEEnv(gym.Env[str, str]):
         reward_mode: one of ``percentile``, ``position``, ``medal``, ``rpg``, ``raw`` (default:
             the env's own, or ``rpg`` for tasks without leaderboards, such as DSBench folders).
         executor: a sandbox backend name for ``make_executor`` or an :class:`Executor`.
+        workers: with a backend name, the programs its executor runs at once (default: the CPU
+            count; Ray: the cluster's). Env copies spawned for concurrent episodes share them.
         limits: a :class:`Limits` for every run, or a dict overriding the task's own limits.
         max_turns: steps per episode; earlier turns are graded on a validation split.
         cache_dir: where embedded tasks are built (default: the user's cache dir).
@@ -115,6 +117,7 @@ class MLEEnv(gym.Env[str, str]):
         render_mode: str | None = None,
         mledojo: str | None = None,
         alignment: str | None = None,
+        workers: int | None = None,
     ) -> None:
         loaded = load_suite(
             suite or self.default_suite, split or self.default_split, tasks, cache_dir, metrics,
@@ -142,7 +145,10 @@ class MLEEnv(gym.Env[str, str]):
         self.render_mode = render_mode
         self.observation_space = CodeText(MAX_OBS_CHARS)
         self.action_space = CodeText(MAX_CODE_CHARS)
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"workers must be a positive int, got {workers!r}")
         self._executor_arg = executor
+        self._workers = workers
         self._executor: Executor | None = executor if isinstance(executor, Executor) else None
         self._limits_arg = limits
         self._dev: dict[str, Task | None] = {}
@@ -167,7 +173,7 @@ class MLEEnv(gym.Env[str, str]):
     def executor(self) -> Executor:
         """The sandbox executor, created on first use."""
         if self._executor is None:
-            self._executor = make_executor(self._executor_arg)
+            self._executor = make_executor(self._executor_arg, workers=self._workers)
         return self._executor
 
     def _dev_task(self, task: Task) -> Task | None:
