@@ -7,6 +7,8 @@ import argparse
 import sys
 
 from wmrl_agents.compare import AGENTS, ARMS, GUARD
+from wmrl_agents.compare_libero import AGENTS as LIBERO_AGENTS
+from wmrl_agents.compare_libero import ENV_ID as LIBERO
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,31 +24,42 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
         description="Real-execution GRPO against WMRL, side by side (the project's main job).",
     )
     p.add_argument("--budget", type=float, default=1.0, help="scales the number of policy updates (default 1.0: 20 updates)")
-    p.add_argument("--agent", default="composer",
-                   help=f"the policy to train: {', '.join(AGENTS)} (default: %(default)s; see the README for why)")
+    p.add_argument("--agent", default=None,
+                   help=f"the policy to train: text envs {', '.join(AGENTS)} (default: composer; see the README for "
+                   f"why); {LIBERO}: {', '.join(LIBERO_AGENTS)} (default: bc, the SFT policy) ")
     p.add_argument("--model", default=None, metavar="PATH", help="--agent llm: a local Hugging Face model folder")
     p.add_argument("--max-new-tokens", type=int, default=512,
                    help="--agent llm: most tokens per program (default: %(default)s)")
-    p.add_argument("--env", default="WMRL/MLEDojo-v0", help="the training env id (text envs)")
+    p.add_argument("--env", default="WMRL/MLEDojo-v0", help=f"the training env id: a text env, or {LIBERO}")
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS} (and {GUARD})")
     p.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
     p.add_argument("--eval-every", type=int, default=10, help="updates between held-out evaluations (curve points; default: 10)")
-    p.add_argument("--eval-samples", type=int, default=2,
-                   help="sampled programs per held-out task for policies that cannot be enumerated (default: 2)")
+    p.add_argument("--eval-samples", type=int, default=None,
+                   help="sampled programs per held-out task for policies that cannot be enumerated (default: 2); "
+                   f"{LIBERO}: sampled episodes per held-out init state besides the mean action (default: 0)")
     p.add_argument("--dsbench", action="store_true", help="also score every arm on WMRL/DSBench-v0 at the end")
     p.add_argument("--time-limit", type=float, default=20.0,
                    help="CPU-seconds a program may run in training and evaluation (default: %(default)s; the tasks' own: 60)")
     p.add_argument("--workers", type=int, default=None, help="sandboxes run at once (default: 2)")
     p.add_argument("--executor", default="auto", help="sandbox backend: auto, bwrap, docker, ray, local")
     p.add_argument("--out", default=None, help="write DIR/results.json and DIR/compare.png")
-    p.add_argument("--world-model", default="static", metavar="SPEC",
-                   help="the WMRL arms' world model: static, learned (fits on the anchor pairs), or an LLM spec "
-                   "as in `wmrl predict` (default: %(default)s)")
+    p.add_argument("--world-model", default=None, metavar="SPEC",
+                   help="the WMRL arms' world model: static (default), learned (fits on the anchor pairs), or an LLM "
+                   f"spec as in `wmrl predict`; {LIBERO}: predicate (default) or robometer:PATH")
     p.add_argument("--anchor-rate", type=float, default=0.1, help="share of groups the WMRL arms execute for real (default: %(default)s)")
     p.add_argument("--adaptive", action="store_true",
                    help="let the exploitation monitor move the anchor rate between --min-rate and --max-rate")
     p.add_argument("--min-rate", type=float, default=0.05, help="lowest adaptive anchor rate (default: %(default)s)")
     p.add_argument("--max-rate", type=float, default=0.5, help="highest adaptive anchor rate (default: %(default)s)")
+    e = p.add_argument_group(f"{LIBERO}")
+    e.add_argument("--tasks", default="0", help="comma-separated libero_10 task indices (default: %(default)s)")
+    e.add_argument("--demos", default=None, metavar="FILE",
+                   help="expert demonstrations for the SFT policy (default: recorded into the cache on first use)")
+    e.add_argument("--wm-horizon", type=int, default=100, help="steps of a world-model episode (default: %(default)s)")
+    e.add_argument("--max-steps", type=int, default=300, help="the env's episode length (default: %(default)s)")
+    e.add_argument("--eval-inits", type=int, default=3,
+                   help="held-out init states per task scored at every checkpoint (default: %(default)s)")
+    e.add_argument("--bc-epochs", type=int, default=200, help="behaviour-cloning epochs of the SFT policy (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_compare)
 
@@ -61,40 +74,50 @@ def _agent(args: argparse.Namespace):
     return llm_agent(args.model, root, max_new_tokens=args.max_new_tokens)
 
 
+def _world(args: argparse.Namespace):
+    """The env family's adapter built from the flags."""
+    if args.env == LIBERO:
+        from wmrl_agents.compare_libero import LiberoWorld
+
+        return LiberoWorld(tasks=[t.strip() for t in args.tasks.split(",") if t.strip()], agent=args.agent or "bc",
+                           demos=args.demos, world_model=args.world_model or "predicate", wm_horizon=args.wm_horizon,
+                           max_steps=args.max_steps, eval_inits=args.eval_inits, bc_epochs=args.bc_epochs,
+                           progress=not args.quiet)
+    from wmrl_agents.compare import program_limits
+    from wmrl_agents.compare_text import TextWorld
+
+    return TextWorld(args.env, _agent(args), args.world_model or "static",
+                     {**program_limits(args.time_limit), "executor": args.executor}, args.workers or 2,
+                     dsbench=args.dsbench, progress=not args.quiet)
+
+
 def _compare(args: argparse.Namespace) -> int:
-    from wmrl_agents.compare import LLM_NEEDS_MODEL, Budget, compare, table
+    from wmrl_agents.compare import LLM_NEEDS_MODEL, Budget, compare, per_task_table, table
     from wmrl_agents.health import preflight
     from wmrl_envs.mixing import MixingConfig
 
     if args.agent == "llm" and not args.model:
         return _fail("compare", [LLM_NEEDS_MODEL])
-    problems = preflight(model=args.model if args.agent == "llm" else None, world_model=args.world_model,
-                         executor=args.executor)
+    text = args.env != LIBERO
+    problems = preflight(model=args.model if args.agent == "llm" else None,
+                         world_model=(args.world_model or "static") if text else None,
+                         executor=args.executor if text else None)
     if problems:
         return _fail("compare", problems)
     try:
         mixing = MixingConfig(anchor_rate=args.anchor_rate, adaptive=args.adaptive,
                               min_rate=args.min_rate, max_rate=args.max_rate)
-        budget = Budget(eval_every=args.eval_every, eval_samples=args.eval_samples).scaled(args.budget)
-        results = compare(
-            mixing=mixing,
-            world_model=args.world_model,
-            budget=budget,
-            arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
-            seeds=args.seeds,
-            agent=_agent(args),
-            dsbench=args.dsbench,
-            time_limit=args.time_limit,
-            workers=args.workers,
-            out=args.out,
-            env_id=args.env,
-            env_kwargs={"executor": args.executor},
-            progress=not args.quiet,
-        )
+        samples = args.eval_samples if args.eval_samples is not None else (2 if text else 0)
+        budget = Budget(eval_every=args.eval_every, eval_samples=samples).scaled(args.budget)
+        results = compare(budget=budget, arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
+                          seeds=args.seeds, out=args.out, progress=not args.quiet, mixing=mixing,
+                          time_limit=args.time_limit if text else None, world=_world(args))
     except ValueError as e:  # a bad argument, task suite or executor: say it, no traceback
         return _fail("compare", [str(e)])
     print(table(results))
-    print(f"\nheld-out: expected real-execution score; [a, b]: 95% interval over seeds; Δ: paired difference to real;"
+    print(f"\n{per_task_table(results)}")
+    score = "expected real-execution score" if text else "success from held-out init states"
+    print(f"\nheld-out: {score}; [a, b]: 95% interval over seeds; Δ: paired difference to real;"
           f" ratio: real's compute / the arm's; wall time {results['wall_s'] / 60:.1f} min")
     if args.out:
         print(f"wrote {args.out}/results.json and {args.out}/compare.png")

@@ -1,19 +1,22 @@
 """``wmrl compare``: the same agent trained with real-execution GRPO and with WMRL, over seeds.
 
+One comparison for every env family: this module holds the arms, the training loop with its
+checkpoints and resume, the held-out curves, the statistics over seeds, the table and the plot; an
+adapter per family says how to build its training envs and policies and how to score a policy for
+real (:class:`World`): ``wmrl_agents/compare_text.py`` for the text envs (programs in the sandbox),
+``wmrl_agents/compare_libero.py`` for ``WMRL/LIBERO-Long-v0`` (the robot in MuJoCo). A third family
+is one more adapter.
+
 For every seed, every arm starts from the same policy and runs the same number of GRPO updates on
-the env's ``train`` tasks. Every ``eval_every`` updates the policy is evaluated with real execution
-on the ``heldout`` tasks (``wmrl_agents/evaluate.py``: exact for a finite policy, greedy + sampled
-programs otherwise), which gives a curve of held-out score against cumulative training compute.
-At the end each arm is also scored on ``WMRL/DSBench-v0`` (text envs).
+the training tasks. Every ``eval_every`` updates the policy is scored for real on held-out tasks (or
+init states), which gives a curve of held-out score against cumulative training compute.
 
 Compute is counted the same way for every arm: sandbox CPU-seconds of every real execution,
-world-model seconds of every prediction, and policy-update seconds. Executions are replayed from a
-shared outcome table (``wmrl_agents/replay.py``) when a seed or arm writes a program that already ran,
-and every replayed use is charged its recorded CPU-seconds: the table makes a study affordable,
-it never makes an arm cheaper.
+simulator seconds of every simulated step, world-model seconds of every prediction, and
+policy-update seconds.
 
 Arms:
-    real             GRPO on real execution only
+    real             GRPO on real outcomes only
     wmrl             MixedRewardWrapper (world model, MixingConfig) + inverse-variance weights
     wmrl-no-debias   the same without Online Debiasing (raw world-model scores)
     wmrl-no-denoise  the same with pooled GRPO weights instead of inverse-variance ones
@@ -32,41 +35,48 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 import gymnasium as gym
 import numpy as np
 
-import wmrl_envs  # noqa: F401 - registers the env ids
-from wmrl_agents.evaluate import evaluate_policies
+from wmrl_agents.compare_text import AGENTS, LLM_NEEDS_MODEL, TextWorld, make_policy, program_limits
 from wmrl_agents.grpo import GRPOTrainer
-from wmrl_agents.replay import OutcomeStore, ReplayWrapper, default_store
 from wmrl_agents.stats import first_reach, interval, paired
 from wmrl_envs.mixing import MixingConfig
-from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
+
+__all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "World", "compare", "make_policy",
+           "per_task_table", "plot", "program_limits", "summarize", "table"]
 
 ARMS = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
 GUARD = "wmrl-guard"  # optional arm: adaptive anchoring + shrinkage of overrated bands (#15)
-AGENTS = ("composer", "template", "llm")
-LLM_NEEDS_MODEL = ("agent 'llm' needs a model: wmrl compare --agent llm --model PATH "
-                   "(in Python: agent=wmrl_agents.train.llm_agent(PATH))")
 
 
-def make_policy(agent: str | Callable[[int], object], seed: int):
-    """A fresh policy of kind ``agent`` (same seed: same initial parameters); ``agent`` may also be
-    a function of the seed that builds one."""
-    if callable(agent):
-        return agent(seed)
-    if agent == "composer":
-        from wmrl_agents.composer import ComposerPolicy
+class World(Protocol):
+    """What ``wmrl compare`` needs of an env family (one adapter each)."""
 
-        return ComposerPolicy(seed=seed)
-    if agent == "template":
-        from wmrl_agents.template import TemplatePolicy
+    def check(self) -> None:
+        """Raise ``ValueError`` on a bad agent, world model or task, before anything runs."""
 
-        return TemplatePolicy(seed=seed)
-    if agent == "llm":
-        raise ValueError(LLM_NEEDS_MODEL)
-    raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
+    def policy(self, seed: int) -> Any:
+        """A fresh policy (same seed: same initial parameters) for ``GRPOTrainer``."""
+
+    def train_envs(self, config: MixingConfig | None, state_path: Path | None) -> list[gym.Env]:
+        """Training env copies: plain for the real arm (``config`` None), else mixed under ``config``
+        with one shared ``MixingState`` saved at ``state_path``. Their ``unwrapped.task_ids`` are
+        the training tasks."""
+
+    def train_tasks(self, envs: list[gym.Env]) -> list:
+        """The task ids GRPO groups are drawn from."""
+
+    def evaluate(self, policy: Any, seed: int, samples: int) -> dict:
+        """``{"expected", "greedy", "per_task"}``: the policy's held-out score, measured for real."""
+
+    def final_extras(self, policy: Any, seed: int, samples: int) -> dict:
+        """Further scores of the final policy (e.g. DSBench), merged into the arm's result."""
+
+    def describe(self) -> dict:
+        """The adapter's settings and counters, for ``results["config"]``."""
 
 
 @dataclass(frozen=True)
@@ -108,52 +118,21 @@ class Budget:
 class Study:
     """Everything one comparison needs, shared by its seeds and arms."""
 
-    env_id: str
-    env_kwargs: dict
-    agent: str | Callable[[int], object]
+    world: World
     budget: Budget
-    world_model: object
     mixing: MixingConfig | None
-    workers: int
     out: Path | None
     progress: bool
-    dsbench: bool
-    cache: Path | None
-    tasks: dict[str, list[str]]
-
-    def __post_init__(self) -> None:
-        self._stores: dict[str, OutcomeStore] = {}
-
-    def store(self, env_id: str) -> OutcomeStore:
-        """The outcome table of ``env_id`` (one per env id, shared by all seeds and arms)."""
-        if env_id not in self._stores:
-            self._stores[env_id] = (default_store(env_id) if self.cache is None
-                                    else OutcomeStore(self.cache / f"{env_id.replace('/', '_')}.jsonl"))
-        return self._stores[env_id]
-
-    def make(self, env_id: str, split: str) -> Callable[[], gym.Env]:
-        kw = {**self.env_kwargs, **({"tasks": self.tasks[split]} if split in self.tasks else {})}
-        return lambda: gym.make(env_id, split=split, **kw)
-
-    def evaluate(self, policies: dict, seed: int, env_id: str | None = None, split: str = "heldout") -> dict:
-        env_id = env_id or self.env_id
-        return evaluate_policies(self.make(env_id, split), policies, self.workers, self.store(env_id),
-                                 self.progress, self.budget.eval_samples, seed)
-
-
-def program_limits(time_limit: float | None) -> dict:
-    """The env keyword arguments that cap a program at ``time_limit`` CPU-seconds (wall: 1.5×)."""
-    if time_limit is None:
-        return {}
-    if not time_limit > 0:
-        raise ValueError(f"--time-limit must be a positive number of seconds, got {time_limit}")
-    return {"limits": {"cpu_s": float(time_limit), "wall_s": 1.5 * float(time_limit)}}
 
 
 def _cost(totals: dict) -> dict:
+    """An arm's compute: sandbox CPU-seconds (wall where unmeasured) + simulator seconds +
+    world-model seconds + policy-update seconds."""
     exec_cpu = totals["exec_cpu_s"] or totals["exec_s"]
-    return {"real_executions": int(totals["real_episodes"]), "exec_cpu_s": exec_cpu, "wm_s": totals["wm_s"],
-            "update_s": totals["update_s"], "compute_s": exec_cpu + totals["wm_s"] + totals["update_s"]}
+    sim = totals.get("sim_s", 0.0)
+    return {"real_executions": int(totals["real_episodes"]), "exec_cpu_s": exec_cpu, "sim_s": sim,
+            "wm_s": totals["wm_s"], "update_s": totals["update_s"],
+            "compute_s": exec_cpu + sim + totals["wm_s"] + totals["update_s"]}
 
 
 def wm_fidelity(pairs: Sequence[tuple[float, float, bool]]) -> dict:
@@ -170,19 +149,13 @@ def wm_fidelity(pairs: Sequence[tuple[float, float, bool]]) -> dict:
     return {"pairs": len(pairs), "auc_ok": auc, "spearman": None if rho is None else float(rho)}
 
 
-def _train_envs(study: Study, arm: str, seed: int, log_dir: Path | None) -> tuple[list[gym.Env], str]:
-    from wmrl_envs.world_models.factory import make_world_model
-
-    store = study.store(study.env_id)
-    envs = [ReplayWrapper(study.make(study.env_id, "train")(), store) for _ in range(study.workers)]
+def arm_config(mixing: MixingConfig | None, arm: str, seed: int) -> tuple[MixingConfig | None, str]:
+    """The arm's ``MixingConfig`` (None for ``real``) and its GRPO weighting."""
     weighting = "pooled" if arm == "wmrl-no-denoise" else "energy"
-    if arm != "real":
-        wm = make_world_model(study.world_model) if isinstance(study.world_model, str) else study.world_model
-        guard = {"adaptive": True, "shrink_overrated": True} if arm == GUARD else {}
-        config = MixingConfig.make(study.mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias", **guard)
-        state = MixingState(config, state_path=None if log_dir is None else log_dir / "mixing.json")
-        envs = [MixedRewardWrapper(e, wm, state=state) for e in envs]
-    return envs, weighting
+    if arm == "real":
+        return None, weighting
+    guard = {"adaptive": True, "shrink_overrated": True} if arm == GUARD else {}
+    return MixingConfig.make(mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias", **guard), weighting
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -204,9 +177,10 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
         return json.loads(done.read_text())
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
-    envs, weighting = _train_envs(study, arm, seed, log_dir)
-    policy = make_policy(study.agent, seed)
-    trainer = GRPOTrainer(envs, policy, list(envs[0].unwrapped.task_ids), study.budget.group_size,
+    config, weighting = arm_config(study.mixing, arm, seed)
+    envs = study.world.train_envs(config, None if log_dir is None else log_dir / "mixing.json")
+    policy = study.world.policy(seed)
+    trainer = GRPOTrainer(envs, policy, study.world.train_tasks(envs), study.budget.group_size,
                           study.budget.groups_per_update, weighting=weighting, seed=seed,
                           progress=study.progress, log_dir=log_dir)
     curve_path = None if log_dir is None else log_dir / "curve.jsonl"
@@ -219,7 +193,7 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
             history += trainer.train(c)
             if any(p["update"] == c for p in curve) or trainer.update_idx != c:
                 continue
-            ev = study.evaluate({arm: policy}, seed)[arm]
+            ev = study.world.evaluate(policy, seed, study.budget.eval_samples)
             point = {"update": c, **_cost(trainer.totals), "heldout": ev["expected"], "heldout_greedy": ev["greedy"]}
             curve.append(point)
             if curve_path is not None:
@@ -231,7 +205,7 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     if log_dir is not None:
         history = _read_jsonl(log_dir / "metrics.jsonl")
     evaluated_final = ev is not None and curve[-1]["update"] == trainer.update_idx  # the last checkpoint, just now
-    final = ev if evaluated_final else study.evaluate({arm: policy}, seed)[arm]
+    final = ev if evaluated_final else study.world.evaluate(policy, seed, study.budget.eval_samples)
     result = {
         **_cost(trainer.totals),
         "train_wall_s": time.perf_counter() - t0,
@@ -243,25 +217,19 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
         "train_curve": [{k: v for k, v in h.items() if k in ("update", "reward_mean", "real_episodes")
                          or k.startswith(("monitor/", "mixing/"))} for h in _by_update(history)],
     }
-    if study.dsbench:
-        ds = study.evaluate({arm: policy}, seed, "WMRL/DSBench-v0", "all")[arm]
-        result.update(dsbench=ds["expected"], dsbench_greedy=ds["greedy"], dsbench_per_task=ds["per_task"])
+    result.update(study.world.final_extras(policy, seed, study.budget.eval_samples))
     if done is not None:
         done.parent.mkdir(parents=True, exist_ok=True)
         done.write_text(json.dumps(result))
     return result
 
 
-def _check(arms: Sequence[str], seeds: Sequence[int], agent) -> None:
+def _check(arms: Sequence[str], seeds: Sequence[int]) -> None:
     unknown = [a for a in arms if a not in (*ARMS, GUARD)]
     if unknown or "real" not in arms:
         raise ValueError(f"arms must include 'real' and come from {(*ARMS, GUARD)}; got {list(arms)}")
     if not seeds:
         raise ValueError("--seeds must be at least 1")
-    if not callable(agent) and agent not in AGENTS:
-        raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
-    if agent == "llm":
-        raise ValueError(LLM_NEEDS_MODEL)
 
 
 def compare(
@@ -280,41 +248,36 @@ def compare(
     cache: str | Path | None = None,
     time_limit: float | None = 20.0,
     tasks: dict[str, list[str]] | None = None,
+    world: World | None = None,
 ) -> dict:
-    """Train every arm over seeds, evaluate on held-out tasks (and DSBench), and return the results.
+    """Train every arm over seeds, evaluate for real on held-out tasks, and return the results.
 
     ``seeds``: a count (seeds 0..n-1) or the seeds themselves. ``mixing``: the mixed arms'
     ``MixingConfig``; each arm sets its own ``seed``, ``weighting`` and ``debias`` on it.
-    ``world_model``: a world model, or a spec for ``make_world_model`` (each arm then builds its
-    own, so a model that learns from anchors never carries one arm's pairs into another).
-    ``cache``: the folder of the outcome tables (default: the user's shared ones).
-    ``tasks``: task ids per split (``{"train": [...], "heldout": [...]}``) to use fewer tasks.
-    ``time_limit``: CPU-seconds a program may run (wall: 1.5×) in training and evaluation, in
-    place of the tasks' 60 s; None keeps the tasks' limits. Legitimate composer programs on these
-    tasks need at most ~8 s; the limit caps what a search far over budget burns.
+    ``world``: the env family's adapter (:class:`World`); without one, a text env's
+    :class:`~wmrl_agents.compare_text.TextWorld` is built from ``env_id``, ``agent``,
+    ``world_model`` (default ``static``), ``env_kwargs``, ``workers``, ``cache`` (the outcome
+    tables' folder), ``tasks`` (``{"train": [...], "heldout": [...]}``), ``dsbench`` and
+    ``time_limit`` (CPU-seconds a program may run, wall 1.5×, in place of the tasks' 60 s; None
+    keeps the tasks' limits; legitimate composer programs need at most ~8 s).
     """
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
-    _check(arms, seeds, agent)
-    limits = program_limits(time_limit)
+    _check(arms, seeds)
     b = budget if isinstance(budget, Budget) else Budget().scaled(budget)
-    world_model = world_model or "static"
-    if isinstance(world_model, str):
-        from wmrl_envs.world_models.factory import check_spec
-
-        check_spec(world_model)
-    study = Study(env_id, {**limits, **(env_kwargs or {})}, agent, b, world_model, mixing, workers or 2,
-                  None if out is None else Path(out), progress, dsbench, None if cache is None else Path(cache),
-                  dict(tasks or {}))
+    if world is None:
+        world = TextWorld(env_id, agent, world_model or "static", {**program_limits(time_limit), **(env_kwargs or {})},
+                          workers or 2, None if cache is None else Path(cache), dict(tasks or {}), dsbench, progress)
+    world.check()
+    study = Study(world, b, mixing, None if out is None else Path(out), progress)
     t0 = time.perf_counter()
     runs = {seed: {arm: run_arm(study, arm, seed) for arm in arms} for seed in seeds}
     results = summarize(runs, arms)
-    results.update(config={"env_id": env_id, "agent": agent if isinstance(agent, str) else getattr(agent, "__name__", repr(agent)), "seeds": seeds, "budget": asdict(b),
-                           "world_model": world_model if isinstance(world_model, str) else type(world_model).__name__,
-                           "mixing": MixingConfig.make(mixing).to_dict(), "dsbench": dsbench,
-                           "time_limit": time_limit},
-                   wall_s=time.perf_counter() - t0,
-                   outcome_table={e: {"entries": len(st), "hits": st.hits, "misses": st.misses}
-                                  for e, st in study._stores.items()})
+    described = world.describe()
+    results.update(config={**{k: v for k, v in described.items() if k != "outcome_table"}, "seeds": seeds,
+                           "budget": asdict(b), "mixing": MixingConfig.make(mixing).to_dict(), "time_limit": time_limit},
+                   wall_s=time.perf_counter() - t0)
+    if "outcome_table" in described:
+        results["outcome_table"] = described["outcome_table"]
     if study.out is not None:
         study.out.mkdir(parents=True, exist_ok=True)
         (study.out / "results.json").write_text(json.dumps(results, indent=2))
@@ -385,7 +348,21 @@ def table(results: dict) -> str:
             "wm_auc": fmt(s["wm_auc_ok"], 2) if "wm_auc_ok" in s else "",
             "wm_rho": fmt(s["wm_spearman"], 2) if "wm_spearman" in s else "",
         })
-    return format_table(rows, list(rows[-1]))
+    columns = [c for c in rows[-1] if c != "dsbench" or any("dsbench" in s for s in results["summary"].values())]
+    return format_table(rows, columns)
+
+
+def per_task_table(results: dict) -> str:
+    """Held-out score per task (rows) and arm (columns): mean over seeds [95% interval]."""
+    from wmrl_agents.stats import fmt
+    from wmrl_envs.report import format_table
+
+    runs = list(results["runs"].values())
+    arms = list(results["summary"])
+    tasks = list(runs[0][arms[0]]["heldout_per_task"])
+    rows = [{"task": t, **{arm: fmt(interval([r[arm]["heldout_per_task"][t]["expected"] for r in runs]))
+                           for arm in arms}} for t in tasks]
+    return format_table(rows, ["task", *arms])
 
 
 def plot(results: dict, path: Path) -> None:
@@ -415,7 +392,7 @@ def plot(results: dict, path: Path) -> None:
     ax.axhline(results["untrained"]["heldout"]["mean"], color="black", ls="--", lw=0.8, label="untrained")
     ax.set_xscale("symlog", linthresh=10)
     ax.set_xlim(left=0)
-    ax.set_xlabel("cumulative training compute (CPU-seconds)")
+    ax.set_xlabel("cumulative training compute (s: sandbox CPU, simulator, world model, updates)")
     ax.set_ylabel("held-out score (real execution)")
     n = len(runs)
     ax.set_title(f"held-out score against compute ({n} seed{'s' if n > 1 else ''}; band: 95% interval)")

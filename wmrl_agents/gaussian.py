@@ -50,6 +50,7 @@ class GaussianPolicy:
         obs_key: str | None = None,
     ) -> None:
         torch.manual_seed(seed)
+        self.obs_dim, self.act_dim = int(obs_dim), int(act_dim)  # checked against an env's spaces
         layers: list[nn.Module] = []
         width = obs_dim
         for h in hidden:
@@ -117,9 +118,9 @@ def reinforce_step(policy: Any, records: Sequence[Sequence[tuple]], advantages: 
         actions = np.stack([a for _, a in steps]).astype(np.float32)
         losses.append(-float(adv) * policy.log_prob(obs, actions).mean())
     if not losses:
-        return {"loss": 0.0, "std": float(policy.log_std.exp().mean())}
+        return {"loss": 0.0, "std": float(policy.log_std.detach().exp().mean())}
     loss = torch.stack(losses).sum() / len(records)
     policy.optimizer.zero_grad()
     loss.backward()
     policy.optimizer.step()
-    return {"loss": float(loss), "std": float(policy.log_std.exp().mean())}
+    return {"loss": float(loss), "std": float(policy.log_std.detach().exp().mean())}

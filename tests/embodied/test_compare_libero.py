@@ -1,0 +1,86 @@
+"""`wmrl compare --env WMRL/LIBERO-Long-v0`: the same comparison as the text envs (one module, an
+adapter per env family), on real simulator steps at a smoke budget; bad input refused before any
+simulation; training never starts from a held-out init state."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import wmrl_envs  # noqa: F401
+from wmrl_agents.compare import Budget, compare
+from wmrl_agents.compare_libero import LiberoWorld, TrainInitStates
+from wmrl_agents.demos import split_init_states
+from wmrl_envs.cli import main
+
+SMOKE = ["--budget", "0.05", "--max-steps", "30", "--wm-horizon", "8", "--eval-inits", "1", "--quiet"]
+
+
+@pytest.mark.libero
+def test_cli_runs_the_embodied_compare_and_writes_the_same_results(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--agent", "gaussian", "--arms", "real,wmrl",
+                 "--anchor-rate", "0.5", "--out", str(out), *SMOKE])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "success from held-out init states" in printed and "task" in printed
+    results = json.loads((out / "results.json").read_text())
+    assert (out / "compare.png").stat().st_size > 0
+    assert results["config"]["env_id"] == "WMRL/LIBERO-Long-v0" and results["config"]["tasks"] == [0]
+    for arm in ("real", "wmrl"):
+        run = results["runs"]["0"][arm]
+        assert list(run["heldout_per_task"]) == ["0"] and 0.0 <= run["heldout"] <= 1.0
+        assert run["sim_s"] > 0 and run["compute_s"] >= run["sim_s"]  # simulator seconds are compute
+        assert [p["update"] for p in run["curve"]] == [0, 1]
+    assert results["runs"]["0"]["real"]["real_executions"] == 16  # 4 groups x 4 episodes, all simulated to the end
+    assert results["runs"]["0"]["wmrl"]["real_executions"] < 16  # world-model episodes stop at the horizon
+
+
+@pytest.mark.libero
+def test_bc_agent_starts_every_arm_from_the_same_sft_policy(tmp_path):
+    world = LiberoWorld(tasks=[0], agent="bc", max_steps=30, wm_horizon=8, eval_inits=1, bc_epochs=3,
+                        demo_episodes=1, cache=tmp_path, progress=False)
+    world.check()
+    a, b = world.policy(0), world.policy(0)
+    x = np.zeros(151, dtype=np.float32)
+    assert np.allclose(a.act(x, 0), b.act(x, 0)) and list(tmp_path.glob("demos-t0-n1.npz"))
+    results = compare(budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1, eval_samples=0),
+                      arms=("real", "wmrl-no-debias"), world=world, progress=False, time_limit=None)
+    assert set(results["summary"]) == {"real", "wmrl-no-debias"}
+    start = [results["runs"]["0"][arm]["curve"][0]["heldout"] for arm in ("real", "wmrl-no-debias")]
+    assert start[0] == start[1]  # the same SFT policy, scored on the same held-out init states
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--tasks", "12"], "unknown libero_10 task"),
+    (["--agent", "composer"], "unknown agent 'composer' for WMRL/LIBERO-Long-v0"),
+    (["--world-model", "static"], "unknown progress world model 'static'"),
+    (["--demos", "/nonexistent.npz"], "demonstrations file '/nonexistent.npz' does not exist"),
+])
+def test_bad_input_is_one_line_before_any_simulation(argv, message, capsys):
+    assert main(["compare", "--env", "WMRL/LIBERO-Long-v0", *argv, *SMOKE]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.libero
+def test_a_policy_whose_action_shape_does_not_fit_is_refused_before_simulating():
+    from wmrl_agents.gaussian import GaussianPolicy
+
+    world = LiberoWorld(agent=lambda seed: GaussianPolicy(151, act_dim=6, seed=seed), progress=False)
+    with pytest.raises(ValueError, match="outputs 6-D actions"):
+        world.check()
+
+
+@pytest.mark.libero
+def test_training_resets_only_from_train_init_states():
+    env = TrainInitStates(gym.make("WMRL/LIBERO-Long-v0", max_steps=5))
+    try:
+        train, held_out = split_init_states(0)
+        seen = {env.reset(seed=s, options={"task_id": 0})[1]["init_state"] for s in range(12)}
+    finally:
+        env.close()
+    assert seen <= set(train) and not seen & set(held_out) and len(seen) > 1

@@ -1,0 +1,208 @@
+"""``wmrl compare``'s adapter for ``WMRL/LIBERO-Long-v0``: the robot in MuJoCo.
+
+The agent is post-trained from an SFT policy: behaviour cloning (``wmrl_agents/bc.py``) on the
+scripted expert's demonstrations from *train* init states (``wmrl_agents/demos.py``; recorded into
+the cache on first use when no ``demos`` file is given). Training episodes start from train init
+states only; a policy is scored by its deterministic (mean-action) success, and ``samples``
+stochastic episodes each, from the first ``eval_inits`` *held-out* init states of every task.
+
+The WMRL arms' world model is task progress (``PredicateProgress`` from the BDDL goal atoms, or a
+Robometer checkpoint): a world-model episode stops at ``wm_horizon`` steps and is paid the debiased
+progress there; anchor episodes run to the env's end and are paid success. Compute: simulator
+seconds, world-model seconds and policy-update seconds, the same for every arm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import wmrl_envs  # noqa: F401 - registers the env ids
+from wmrl_agents.demos import Demos, record_demos, run_episode, split_init_states
+from wmrl_envs.mixing import MixingConfig
+
+ENV_ID = "WMRL/LIBERO-Long-v0"
+AGENTS = ("bc", "gaussian")
+STATE_DIM = 151
+
+
+class TrainInitStates(gym.Wrapper):
+    """Resets start from a *train* init state of the task (drawn from the reset seed), so training
+    never sees a held-out one."""
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        options = dict(options or {})
+        if options.get("task_id") is None:
+            raise ValueError("TrainInitStates needs options['task_id'] to pick one of the task's train init states")
+        if options.get("init_state") is None:
+            from wmrl_envs.embodied.libero_env import resolve_task
+
+            train, _ = split_init_states(resolve_task(options["task_id"]))
+            options["init_state"] = train[int(np.random.default_rng(seed).integers(len(train)))]
+        return self.env.reset(seed=seed, options=options)
+
+
+def progress_model(spec: str):
+    """``predicate`` (goal atoms) or ``robometer:PATH`` (a local Robometer checkpoint)."""
+    from wmrl_envs.world_models.progress import PredicateProgress, RobometerProgress
+
+    kind, _, path = spec.partition(":")
+    if kind == "predicate" and not path:
+        return PredicateProgress()
+    if kind == "robometer" and path:
+        return RobometerProgress(path)
+    raise ValueError(f"unknown progress world model {spec!r}; use predicate or robometer:PATH")
+
+
+def _greedy(policy: Any) -> Callable[[Any, dict], np.ndarray]:
+    """The policy's deterministic action as ``f(obs, info)``."""
+    if hasattr(policy, "task_of"):  # task-conditioned (BC)
+        return lambda obs, info: policy.act(obs, policy.task_of(info))
+    return lambda obs, info: policy.act(obs)
+
+
+@dataclass
+class LiberoWorld:
+    """``wmrl compare``'s adapter for ``WMRL/LIBERO-Long-v0`` (module docstring).
+
+    Args:
+        tasks: libero_10 task indices trained and scored.
+        agent: ``bc`` (SFT on demonstrations, then GRPO), ``gaussian`` (from scratch), or a
+            function of the seed that builds a policy.
+        demos: a demonstrations file (``Demos.save``); None records ``demo_episodes`` per task.
+        world_model: ``predicate`` or ``robometer:PATH``.
+        wm_horizon: steps of a world-model episode.
+        max_steps: the env's episode length.
+        eval_inits: held-out init states per task scored at every checkpoint.
+        bc_epochs: behaviour-cloning epochs of the SFT policy.
+        demo_episodes: expert episodes per task recorded when ``demos`` is None.
+        cache: where recorded demonstrations go (default: the user's cache).
+        progress: progress lines while demonstrations are recorded.
+    """
+
+    tasks: Sequence[int] = (0,)
+    agent: str | Callable[[int], object] = "bc"
+    demos: str | Path | None = None
+    world_model: str = "predicate"
+    wm_horizon: int = 100
+    max_steps: int = 300
+    eval_inits: int = 3
+    bc_epochs: int = 200
+    demo_episodes: int = 10
+    cache: Path | None = None
+    progress: bool = True
+    _sft: dict = field(default_factory=dict, repr=False)
+
+    env_id = ENV_ID
+
+    def check(self) -> None:
+        """Bad tasks, agents, world models or a policy that does not fit the env: a ``ValueError``
+        before any simulation."""
+        from wmrl_agents.bc import check_policy_fits_env
+        from wmrl_envs.embodied.libero_env import resolve_task
+
+        self.tasks = [resolve_task(t) for t in self.tasks]
+        if not callable(self.agent) and self.agent not in AGENTS:
+            raise ValueError(f"unknown agent {self.agent!r} for {ENV_ID}; choose from {', '.join(AGENTS)}")
+        if self.demos is not None and not Path(self.demos).is_file():
+            raise ValueError(f"demonstrations file {str(self.demos)!r} does not exist "
+                             "(record one with: python benchmarks/expert_rates.py --demos FILE)")
+        progress_model(self.world_model)
+        if not (self.wm_horizon >= 1 and self.max_steps >= 1 and self.eval_inits >= 1):
+            raise ValueError("wm_horizon, max_steps and eval_inits must be at least 1")
+        env = gym.make(ENV_ID, max_steps=self.max_steps)
+        try:
+            policy = self.agent(0) if callable(self.agent) else self._bare(0)
+            check_policy_fits_env(policy, env.unwrapped)
+        finally:
+            env.close()
+
+    # -- policies ------------------------------------------------------------------------------
+    def _bare(self, seed: int):
+        if self.agent == "gaussian":
+            from wmrl_agents.gaussian import GaussianPolicy
+
+            return GaussianPolicy(STATE_DIM, seed=seed)
+        from wmrl_agents.bc import BCPolicy
+
+        return BCPolicy(seed=seed)
+
+    def policy(self, seed: int):
+        """A fresh policy; ``bc``: the seed's SFT policy (fitted once, every arm starts from it)."""
+        if callable(self.agent):
+            return self.agent(seed)
+        policy = self._bare(seed)
+        if self.agent == "bc":
+            if seed not in self._sft:
+                demos = self.demonstrations()
+                keep = np.isin(demos.task, self.tasks)
+                if not keep.any():
+                    raise ValueError(f"the demonstrations hold no successful episode of tasks {list(self.tasks)}")
+                policy.fit(demos.obs[keep], demos.actions[keep], demos.task[keep], epochs=self.bc_epochs, seed=seed)
+                self._sft[seed] = policy.state_dict()
+            policy.load_state_dict(self._sft[seed])
+        return policy
+
+    def demonstrations(self) -> Demos:
+        """The demonstrations file, or the expert's, recorded into the cache on first use."""
+        if self.demos is not None:
+            return Demos.load(self.demos)
+        from wmrl_envs.mle.build import cache_dir
+
+        root = self.cache or cache_dir() / "embodied"
+        path = root / f"demos-t{'-'.join(map(str, self.tasks))}-n{self.demo_episodes}.npz"
+        if not path.exists():
+            say = print if self.progress else None
+            demos, _ = record_demos(self.tasks, self.demo_episodes, progress=say)
+            demos.save(path)
+        return Demos.load(path)
+
+    # -- training and scoring ------------------------------------------------------------------
+    def train_envs(self, config: MixingConfig | None, state_path: Path | None) -> list[gym.Env]:
+        env = TrainInitStates(gym.make(ENV_ID, max_steps=self.max_steps))
+        if config is None:
+            return [env]
+        from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
+
+        state = MixingState(config, state_path=state_path)
+        return [MixedRewardWrapper(env, progress_model(self.world_model), wm_horizon=self.wm_horizon, state=state)]
+
+    def train_tasks(self, envs: list[gym.Env]) -> list[int]:
+        return list(self.tasks)
+
+    def evaluate(self, policy: Any, seed: int, samples: int) -> dict:
+        """Success from the first ``eval_inits`` held-out init states of every task: the mean action
+        (``greedy``) and, with ``samples`` > 0, that many sampled episodes each (``expected``;
+        else ``expected`` is the greedy success)."""
+        greedy = _greedy(policy)
+        per_task = {}
+        for task in self.tasks:
+            env = gym.make(ENV_ID, task_id=task, max_steps=self.max_steps)
+            try:
+                inits = split_init_states(task)[1][: self.eval_inits]
+                g = [run_episode(env, greedy, i, seed=seed)["success"] for i in inits]
+                drawn = [self._sampled(env, policy, task, i, seed, k) for i in inits for k in range(samples)]
+            finally:
+                env.close()
+            per_task[str(task)] = {"greedy": float(np.mean(g)), "expected": float(np.mean(drawn or g))}
+        return {"expected": float(np.mean([v["expected"] for v in per_task.values()])),
+                "greedy": float(np.mean([v["greedy"] for v in per_task.values()])), "per_task": per_task}
+
+    @staticmethod
+    def _sampled(env: gym.Env, policy: Any, task: int, init: int, seed: int, k: int) -> bool:
+        rng = np.random.default_rng([seed, task, init, k])
+        return run_episode(env, lambda obs, info: policy.sample(obs, info, rng)[0], init, seed=seed)["success"]
+
+    def final_extras(self, policy: Any, seed: int, samples: int) -> dict:
+        return {}
+
+    def describe(self) -> dict:
+        agent = self.agent if isinstance(self.agent, str) else getattr(self.agent, "__name__", repr(self.agent))
+        return {"env_id": ENV_ID, "agent": agent, "tasks": list(self.tasks), "world_model": self.world_model,
+                "wm_horizon": self.wm_horizon, "max_steps": self.max_steps, "eval_inits": self.eval_inits,
+                "bc_epochs": self.bc_epochs, "demos": None if self.demos is None else str(self.demos)}

@@ -1,0 +1,146 @@
+"""The text envs' adapter of ``wmrl compare`` (``WMRL/MLEDojo-v0``, ``WMRL/DSBench-v0``).
+
+Programs run in the sandbox through a shared outcome table (``wmrl_agents/replay.py``): a program
+runs once per task content, and every reuse is charged its recorded CPU-seconds. Policies are scored
+by real execution on the ``heldout`` tasks (``wmrl_agents/evaluate.py``: exact for a finite policy,
+greedy + sampled programs otherwise) and, with ``dsbench=True``, on ``WMRL/DSBench-v0`` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import gymnasium as gym
+
+import wmrl_envs  # noqa: F401 - registers the env ids
+from wmrl_agents.evaluate import evaluate_policies
+from wmrl_agents.replay import OutcomeStore, ReplayWrapper, default_store
+from wmrl_envs.mixing import MixingConfig
+from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
+
+AGENTS = ("composer", "template", "llm")
+LLM_NEEDS_MODEL = ("agent 'llm' needs a model: wmrl compare --agent llm --model PATH "
+                   "(in Python: agent=wmrl_agents.train.llm_agent(PATH))")
+
+
+def make_policy(agent: str | Callable[[int], object], seed: int):
+    """A fresh policy of kind ``agent`` (same seed: same initial parameters); ``agent`` may also be
+    a function of the seed that builds one."""
+    if callable(agent):
+        return agent(seed)
+    if agent == "composer":
+        from wmrl_agents.composer import ComposerPolicy
+
+        return ComposerPolicy(seed=seed)
+    if agent == "template":
+        from wmrl_agents.template import TemplatePolicy
+
+        return TemplatePolicy(seed=seed)
+    if agent == "llm":
+        raise ValueError(LLM_NEEDS_MODEL)
+    raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
+
+
+def program_limits(time_limit: float | None) -> dict:
+    """The env keyword arguments that cap a program at ``time_limit`` CPU-seconds (wall: 1.5×)."""
+    if time_limit is None:
+        return {}
+    if not time_limit > 0:
+        raise ValueError(f"--time-limit must be a positive number of seconds, got {time_limit}")
+    return {"limits": {"cpu_s": float(time_limit), "wall_s": 1.5 * float(time_limit)}}
+
+
+@dataclass
+class TextWorld:
+    """``wmrl compare``'s adapter for a text env.
+
+    Args:
+        env_id: the training env (its ``train`` split; evaluation on ``heldout``).
+        agent: ``composer``, ``template``, or a function of the seed that builds a policy.
+        world_model: the WMRL arms' world model, or a spec for ``make_world_model`` (each arm then
+            builds its own, so a model that learns from anchors never carries one arm's pairs
+            into another).
+        env_kwargs: passed to ``gym.make`` (limits, executor, ...).
+        workers: env copies stepping at once, in training and evaluation.
+        cache: the folder of the outcome tables (default: the user's shared ones).
+        tasks: task ids per split (``{"train": [...], "heldout": [...]}``) to use fewer tasks.
+        dsbench: also score every arm on ``WMRL/DSBench-v0`` at the end.
+        progress: progress bars while programs are evaluated.
+    """
+
+    env_id: str = "WMRL/MLEDojo-v0"
+    agent: str | Callable[[int], object] = "composer"
+    world_model: object = "static"
+    env_kwargs: dict = field(default_factory=dict)
+    workers: int = 2
+    cache: Path | None = None
+    tasks: dict[str, list[str]] = field(default_factory=dict)
+    dsbench: bool = False
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        self._stores: dict[str, OutcomeStore] = {}
+
+    def check(self) -> None:
+        """A clear ``ValueError`` for a bad agent or world model, before anything runs."""
+        if not callable(self.agent) and self.agent not in AGENTS:
+            raise ValueError(f"unknown agent {self.agent!r}; choose from {', '.join(AGENTS)}")
+        if self.agent == "llm":
+            raise ValueError(LLM_NEEDS_MODEL)
+        if isinstance(self.world_model, str):
+            from wmrl_envs.world_models.factory import check_spec
+
+            check_spec(self.world_model)
+
+    def policy(self, seed: int):
+        return make_policy(self.agent, seed)
+
+    def store(self, env_id: str) -> OutcomeStore:
+        """The outcome table of ``env_id`` (one per env id, shared by all seeds and arms)."""
+        if env_id not in self._stores:
+            self._stores[env_id] = (default_store(env_id) if self.cache is None
+                                    else OutcomeStore(self.cache / f"{env_id.replace('/', '_')}.jsonl"))
+        return self._stores[env_id]
+
+    def make(self, env_id: str, split: str) -> Callable[[], gym.Env]:
+        kw = {**self.env_kwargs, **({"tasks": self.tasks[split]} if split in self.tasks else {})}
+        return lambda: gym.make(env_id, split=split, **kw)
+
+    def train_envs(self, config: MixingConfig | None, state_path: Path | None) -> list[gym.Env]:
+        """Copies of the training env over the outcome table; under ``config`` (a WMRL arm) each is
+        a ``MixedRewardWrapper`` sharing one ``MixingState``."""
+        envs = [ReplayWrapper(self.make(self.env_id, "train")(), self.store(self.env_id)) for _ in range(self.workers)]
+        if config is None:
+            return envs
+        from wmrl_envs.world_models.factory import make_world_model
+
+        wm = make_world_model(self.world_model) if isinstance(self.world_model, str) else self.world_model
+        state = MixingState(config, state_path=state_path)
+        return [MixedRewardWrapper(e, wm, state=state) for e in envs]
+
+    def train_tasks(self, envs: list[gym.Env]) -> list[str]:
+        return list(envs[0].unwrapped.task_ids)
+
+    def evaluate(self, policy, seed: int, samples: int) -> dict:
+        """``{"expected", "greedy", "per_task"}`` of real execution on the held-out tasks."""
+        return self._score(policy, seed, samples, self.env_id, "heldout")
+
+    def final_extras(self, policy, seed: int, samples: int) -> dict:
+        """What only the final policy is scored on: DSBench, when asked."""
+        if not self.dsbench:
+            return {}
+        ds = self._score(policy, seed, samples, "WMRL/DSBench-v0", "all")
+        return {"dsbench": ds["expected"], "dsbench_greedy": ds["greedy"], "dsbench_per_task": ds["per_task"]}
+
+    def _score(self, policy, seed: int, samples: int, env_id: str, split: str) -> dict:
+        return evaluate_policies(self.make(env_id, split), {"policy": policy}, self.workers, self.store(env_id),
+                                 progress=self.progress, samples=samples, seed=seed)["policy"]
+
+    def describe(self) -> dict:
+        agent = self.agent if isinstance(self.agent, str) else getattr(self.agent, "__name__", repr(self.agent))
+        return {"env_id": self.env_id, "agent": agent, "dsbench": self.dsbench,
+                "world_model": self.world_model if isinstance(self.world_model, str) else type(self.world_model).__name__,
+                "outcome_table": {e: {"entries": len(st), "hits": st.hits, "misses": st.misses}
+                                  for e, st in self._stores.items()}}
