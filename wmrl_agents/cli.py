@@ -23,7 +23,8 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
         help="train an agent with real-execution GRPO and with WMRL; compare score and compute",
         description="Real-execution GRPO against WMRL, side by side (the project's main job).",
     )
-    p.add_argument("--budget", type=float, default=1.0, help="scales the number of policy updates (default 1.0: 20 updates)")
+    p.add_argument("--budget", type=float, default=1.0,
+                   help=f"scales the number of policy updates (default 1.0: 20 updates; {LIBERO}: 8)")
     p.add_argument("--agent", default=None,
                    help=f"the policy to train: text envs {', '.join(AGENTS)} (default: composer; see the README for "
                    f"why); {LIBERO}: {', '.join(LIBERO_AGENTS)} (default: bc, the SFT policy) ")
@@ -33,7 +34,8 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--env", default="WMRL/MLEDojo-v0", help=f"the training env id: a text env, or {LIBERO}")
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS} (and {GUARD})")
     p.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
-    p.add_argument("--eval-every", type=int, default=10, help="updates between held-out evaluations (curve points; default: 10)")
+    p.add_argument("--eval-every", type=int, default=None,
+                   help=f"updates between held-out evaluations (curve points; default: 10; {LIBERO}: 4)")
     p.add_argument("--eval-samples", type=int, default=None,
                    help="sampled programs per held-out task for policies that cannot be enumerated (default: 2); "
                    f"{LIBERO}: sampled episodes per held-out init state besides the mean action (default: 0)")
@@ -91,6 +93,14 @@ def _world(args: argparse.Namespace):
                      dsbench=args.dsbench, progress=not args.quiet)
 
 
+def _budget_defaults(args: argparse.Namespace, text: bool) -> dict:
+    """The env family's default budget; ``--eval-every`` overrides its curve spacing."""
+    from wmrl_agents.compare_libero import BUDGET
+
+    defaults = {"eval_every": 10} if text else dict(BUDGET)
+    return {**defaults, **({"eval_every": args.eval_every} if args.eval_every is not None else {})}
+
+
 def _compare(args: argparse.Namespace) -> int:
     from wmrl_agents.compare import LLM_NEEDS_MODEL, Budget, compare, per_task_table, table
     from wmrl_agents.health import preflight
@@ -108,7 +118,7 @@ def _compare(args: argparse.Namespace) -> int:
         mixing = MixingConfig(anchor_rate=args.anchor_rate, adaptive=args.adaptive,
                               min_rate=args.min_rate, max_rate=args.max_rate)
         samples = args.eval_samples if args.eval_samples is not None else (2 if text else 0)
-        budget = Budget(eval_every=args.eval_every, eval_samples=samples).scaled(args.budget)
+        budget = Budget(**_budget_defaults(args, text), eval_samples=samples).scaled(args.budget)
         results = compare(budget=budget, arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
                           seeds=args.seeds, out=args.out, progress=not args.quiet, mixing=mixing,
                           time_limit=args.time_limit if text else None, world=_world(args))

@@ -35,8 +35,8 @@ def test_cli_runs_the_embodied_compare_and_writes_the_same_results(tmp_path, cap
         assert list(run["heldout_per_task"]) == ["0"] and 0.0 <= run["heldout"] <= 1.0
         assert run["sim_s"] > 0 and run["compute_s"] >= run["sim_s"]  # simulator seconds are compute
         assert [p["update"] for p in run["curve"]] == [0, 1]
-    assert results["runs"]["0"]["real"]["real_executions"] == 16  # 4 groups x 4 episodes, all simulated to the end
-    assert results["runs"]["0"]["wmrl"]["real_executions"] < 16  # world-model episodes stop at the horizon
+    assert results["runs"]["0"]["real"]["real_executions"] == 8  # 2 groups x 4 episodes, all simulated to the end
+    assert results["runs"]["0"]["wmrl"]["real_executions"] < 8  # world-model episodes stop at the horizon
 
 
 @pytest.mark.libero
