@@ -50,16 +50,30 @@ class TrainInitStates(gym.Wrapper):
         return self.env.reset(seed=seed, options=options)
 
 
-def progress_model(spec: str):
-    """``predicate`` (goal atoms) or ``robometer:PATH`` (a local Robometer checkpoint)."""
+def progress_model(spec: Any):
+    """``predicate`` (goal atoms), ``robometer:PATH`` (a local Robometer checkpoint), or a progress
+    world model itself."""
     from wmrl_envs.world_models.progress import PredicateProgress, RobometerProgress
 
+    if not isinstance(spec, str):
+        if not hasattr(spec, "predict"):
+            raise ValueError(f"a progress world model needs predict(context, observation), got {type(spec).__name__}")
+        return spec
     kind, _, path = spec.partition(":")
     if kind == "predicate" and not path:
         return PredicateProgress()
     if kind == "robometer" and path:
         return RobometerProgress(path)
     raise ValueError(f"unknown progress world model {spec!r}; use predicate or robometer:PATH")
+
+
+def _check_progress(spec: Any) -> None:
+    """``progress_model``'s checks without loading a checkpoint."""
+    kind, _, path = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    if kind == "robometer" and path and not Path(path).is_dir():
+        raise ValueError(f"Robometer checkpoint folder {path!r} does not exist: pass a local path")
+    if not (kind == "robometer" and path):
+        progress_model(spec)
 
 
 def _greedy(policy: Any) -> Callable[[Any, dict], np.ndarray]:
@@ -78,7 +92,9 @@ class LiberoWorld:
         agent: ``bc`` (SFT on demonstrations, then GRPO), ``gaussian`` (from scratch), or a
             function of the seed that builds a policy.
         demos: a demonstrations file (``Demos.save``); None records ``demo_episodes`` per task.
-        world_model: ``predicate`` or ``robometer:PATH``.
+        world_model: ``predicate``, ``robometer:PATH``, or a progress model object. Robometer reads
+            camera frames: the env then renders them (``obs_mode="pixels_state"``) and policies
+            act on the ``"state"`` entry.
         wm_horizon: steps of a world-model episode.
         max_steps: the env's episode length.
         eval_inits: held-out init states per task scored at every checkpoint.
@@ -91,7 +107,7 @@ class LiberoWorld:
     tasks: Sequence[int] = (0,)
     agent: str | Callable[[int], object] = "bc"
     demos: str | Path | None = None
-    world_model: str = "predicate"
+    world_model: Any = "predicate"
     wm_horizon: int = 100
     max_steps: int = 300
     eval_inits: int = 3
@@ -115,25 +131,38 @@ class LiberoWorld:
         if self.demos is not None and not Path(self.demos).is_file():
             raise ValueError(f"demonstrations file {str(self.demos)!r} does not exist "
                              "(record one with: python benchmarks/expert_rates.py --demos FILE)")
-        progress_model(self.world_model)
+        _check_progress(self.world_model)
         if not (self.wm_horizon >= 1 and self.max_steps >= 1 and self.eval_inits >= 1):
             raise ValueError("wm_horizon, max_steps and eval_inits must be at least 1")
-        env = gym.make(ENV_ID, max_steps=self.max_steps)
+        env = self._env(frames=self._pixels)
         try:
             policy = self.agent(0) if callable(self.agent) else self._bare(0)
             check_policy_fits_env(policy, env.unwrapped)
         finally:
             env.close()
 
+    @property
+    def _pixels(self) -> bool:
+        from wmrl_envs.world_models.progress import RobometerProgress
+
+        spec = self.world_model
+        return isinstance(spec, RobometerProgress) or (isinstance(spec, str) and spec.startswith("robometer:"))
+
+    def _env(self, task: int | None = None, frames: bool = False) -> gym.Env:
+        """The env; with ``frames`` (training under Robometer) it also renders camera frames."""
+        return gym.make(ENV_ID, task_id=task, max_steps=self.max_steps,
+                        obs_mode="pixels_state" if frames else "state")
+
     # -- policies ------------------------------------------------------------------------------
     def _bare(self, seed: int):
+        key = "state" if self._pixels else None
         if self.agent == "gaussian":
             from wmrl_agents.gaussian import GaussianPolicy
 
-            return GaussianPolicy(STATE_DIM, seed=seed)
+            return GaussianPolicy(STATE_DIM, seed=seed, obs_key=key)
         from wmrl_agents.bc import BCPolicy
 
-        return BCPolicy(seed=seed)
+        return BCPolicy(seed=seed, obs_key=key)
 
     def policy(self, seed: int):
         """A fresh policy; ``bc``: the seed's SFT policy (fitted once, every arm starts from it)."""
@@ -167,7 +196,7 @@ class LiberoWorld:
 
     # -- training and scoring ------------------------------------------------------------------
     def train_envs(self, config: MixingConfig | None, state_path: Path | None) -> list[gym.Env]:
-        env = TrainInitStates(gym.make(ENV_ID, max_steps=self.max_steps))
+        env = TrainInitStates(self._env(frames=self._pixels and config is not None))
         if config is None:
             return [env]
         from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
@@ -185,7 +214,7 @@ class LiberoWorld:
         greedy = _greedy(policy)
         per_task = {}
         for task in self.tasks:
-            env = gym.make(ENV_ID, task_id=task, max_steps=self.max_steps)
+            env = self._env(task)
             try:
                 inits = split_init_states(task)[1][: self.eval_inits]
                 g = [run_episode(env, greedy, i, seed=seed)["success"] for i in inits]
@@ -206,6 +235,7 @@ class LiberoWorld:
 
     def describe(self) -> dict:
         agent = self.agent if isinstance(self.agent, str) else getattr(self.agent, "__name__", repr(self.agent))
-        return {"env_id": ENV_ID, "agent": agent, "tasks": list(self.tasks), "world_model": self.world_model,
+        wm = self.world_model if isinstance(self.world_model, str) else type(self.world_model).__name__
+        return {"env_id": ENV_ID, "agent": agent, "tasks": list(self.tasks), "world_model": wm,
                 "wm_horizon": self.wm_horizon, "max_steps": self.max_steps, "eval_inits": self.eval_inits,
                 "bc_epochs": self.bc_epochs, "demos": None if self.demos is None else str(self.demos)}

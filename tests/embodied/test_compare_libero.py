@@ -84,3 +84,25 @@ def test_training_resets_only_from_train_init_states():
     finally:
         env.close()
     assert seen <= set(train) and not seen & set(held_out) and len(seen) > 1
+
+
+@pytest.mark.libero
+def test_a_robometer_style_progress_model_plugs_in_and_the_env_renders_its_frames():
+    """The Robometer path with the tests' tiny random reward net: frames are rendered for it,
+    the policy acts on the state entry, and the net scores world-model episodes at the horizon."""
+    from embodied.test_progress import TinyRewardNet
+    from wmrl_envs.world_models.progress import RobometerProgress
+
+    net = TinyRewardNet()
+    world = LiberoWorld(agent="gaussian", world_model=RobometerProgress(model=net, num_frames=2, image_size=16),
+                        max_steps=12, wm_horizon=4, eval_inits=1, progress=False)
+    results = compare(budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1, eval_samples=0),
+                      arms=("real", "wmrl"), world=world, progress=False, time_limit=None)
+    assert results["config"]["world_model"] == "RobometerProgress"
+    assert net.calls and all(shape[1:] == (16, 16, 3) for shape, _ in net.calls)
+    assert results["runs"]["0"]["wmrl"]["sim_s"] > 0
+
+
+def test_a_missing_robometer_folder_is_refused_before_loading(capsys):
+    assert main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--world-model", "robometer:/nonexistent", *SMOKE]) == 2
+    assert "Robometer checkpoint folder '/nonexistent' does not exist" in capsys.readouterr().err
