@@ -42,6 +42,10 @@ class BCPolicy:
         lr: Adam learning rate of ``update`` (the GRPO step); ``fit`` takes its own.
         seed: seeds the weight initialisation.
         obs_key: for Dict observations, the entry to use (e.g. ``"state"``).
+        chunk: actions predicted per step (action chunking). With ``chunk > 1`` ``fit`` learns the
+            next ``chunk`` actions of the episode and ``act`` averages every prediction made for the
+            current step by the last ``chunk`` calls (temporal ensembling; call :meth:`reset` at each
+            episode's start); ``mean`` (the Gaussian head that GRPO trains) is the first action.
     """
 
     def __init__(
@@ -54,21 +58,25 @@ class BCPolicy:
         lr: float = 1e-4,
         seed: int = 0,
         obs_key: str | None = None,
+        chunk: int = 1,
     ) -> None:
         import torch
         from torch import nn
 
-        if obs_dim < 1 or n_tasks < 1 or act_dim < 1:
-            raise ValueError(f"need positive sizes, got {obs_dim=}, {n_tasks=}, {act_dim=}")
+        if obs_dim < 1 or n_tasks < 1 or act_dim < 1 or chunk < 1:
+            raise ValueError(f"need positive sizes, got {obs_dim=}, {n_tasks=}, {act_dim=}, {chunk=}")
         self.obs_dim, self.n_tasks, self.act_dim, self.obs_key = obs_dim, n_tasks, act_dim, obs_key
+        self.chunk = chunk
         torch.manual_seed(seed)
         layers: list[nn.Module] = []
         width = obs_dim + n_tasks
         for h in hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
-        layers.append(nn.Linear(width, act_dim))
-        self.mean = nn.Sequential(*layers)
+        layers.append(nn.Linear(width, act_dim * chunk))
+        self.net = nn.Sequential(*layers)  # all chunk actions
+        self.mean = self.net if chunk == 1 else nn.Sequential(self.net, _first(act_dim))
+        self._pending: list[tuple[np.ndarray, int]] = []  # (predicted chunk, its age in steps)
         self.log_std = nn.Parameter(torch.full((act_dim,), float(init_log_std)))
         self.obs_mean = np.zeros(obs_dim, dtype=np.float32)
         self.obs_std = np.ones(obs_dim, dtype=np.float32)
@@ -109,8 +117,11 @@ class BCPolicy:
         lr: float = 1e-3,
         weight_decay: float = 1e-5,
         seed: int = 0,
+        episode_start: np.ndarray | None = None,
     ) -> list[float]:
         """Fit the mean to ``actions`` by MSE (sets the observation standardisation from ``obs``).
+        With ``chunk > 1`` the targets are each step's next ``chunk`` actions within its episode
+        (``episode_start``: the first step of every episode; default one episode).
         Returns the mean training loss of every epoch."""
         import torch
 
@@ -123,8 +134,8 @@ class BCPolicy:
         self.obs_mean = obs.mean(0)
         self.obs_std = np.maximum(obs.std(0), 1e-3).astype(np.float32)
         x = torch.from_numpy(self.features(obs, task))
-        y = torch.from_numpy(actions)
-        optimizer = torch.optim.AdamW(self.mean.parameters(), lr=lr, weight_decay=weight_decay)
+        y = torch.from_numpy(chunk_targets(actions, self.chunk, episode_start))
+        optimizer = torch.optim.AdamW(self.net.parameters(), lr=lr, weight_decay=weight_decay)
         generator = torch.Generator().manual_seed(seed)
         history = []
         for _ in range(epochs):
@@ -132,7 +143,7 @@ class BCPolicy:
             total = 0.0
             for i in range(0, len(x), batch_size):
                 idx = order[i : i + batch_size]
-                loss = ((self.mean(x[idx]) - y[idx]) ** 2).mean()
+                loss = ((self.net(x[idx]) - y[idx]) ** 2).mean()
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
@@ -148,8 +159,22 @@ class BCPolicy:
             return self.mean(torch.from_numpy(x)).numpy()
 
     def act(self, obs: Any, task: int) -> np.ndarray:
-        """The deterministic action (the mean) for ``obs`` on task ``task``."""
-        return self._mean(self.features(_flat(obs, self.obs_key), task))
+        """The deterministic action (the mean) for ``obs`` on task ``task``; with ``chunk > 1``
+        the average of this step's predictions by the last ``chunk`` calls (temporal ensembling)."""
+        x = self.features(_flat(obs, self.obs_key), task)
+        if self.chunk == 1:
+            return self._mean(x)
+        import torch
+
+        with torch.no_grad():
+            predicted = self.net(torch.from_numpy(x)).numpy().reshape(self.chunk, self.act_dim)
+        self._pending = [(c, age + 1) for c, age in self._pending if age + 1 < self.chunk]
+        self._pending.append((predicted, 0))
+        return np.mean([c[age] for c, age in self._pending], axis=0)
+
+    def reset(self) -> None:
+        """Forget the chunks predicted in the last episode (call at each episode's start)."""
+        self._pending = []
 
     def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[np.ndarray, tuple]:
         x = self.features(_flat(obs, self.obs_key), self.task_of(info))
@@ -192,6 +217,29 @@ class BCPolicy:
         self.obs_mean = saved["obs_mean"].numpy().copy()
         self.obs_std = saved["obs_std"].numpy().copy()
         self.optimizer.load_state_dict(saved["optimizer"])
+
+
+def chunk_targets(actions: np.ndarray, chunk: int, episode_start: np.ndarray | None = None) -> np.ndarray:
+    """(n, chunk * act_dim): each step's action and the next ``chunk - 1`` of its episode, the
+    episode's last action repeated past its end."""
+    actions = np.asarray(actions, dtype=np.float32)
+    n = len(actions)
+    starts = np.asarray([0] if episode_start is None else episode_start, dtype=np.int64)
+    ends = np.append(starts[1:], n)  # one past each episode's last step
+    last = np.repeat(ends - 1, ends - starts)  # each step's episode's last step
+    steps = np.minimum(np.arange(n)[:, None] + np.arange(chunk)[None, :], last[:, None])
+    return actions[steps].reshape(n, chunk * actions.shape[1])
+
+
+def _first(n: int) -> Any:
+    """A torch module that keeps the first ``n`` outputs (the current action of a chunk)."""
+    from torch import nn
+
+    class First(nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x[..., :n]
+
+    return First()
 
 
 def check_policy_fits_env(policy: Any, env: Any) -> None:

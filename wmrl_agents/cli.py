@@ -61,7 +61,7 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--max-steps", type=int, default=300, help="the env's episode length (default: %(default)s)")
     e.add_argument("--eval-inits", type=int, default=3,
                    help="held-out init states per task scored at every checkpoint (default: %(default)s)")
-    e.add_argument("--bc-epochs", type=int, default=200, help="behaviour-cloning epochs of the SFT policy (default: %(default)s)")
+    e.add_argument("--bc-epochs", type=int, default=100, help="behaviour-cloning epochs of the SFT policy (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_compare)
 

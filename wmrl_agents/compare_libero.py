@@ -76,6 +76,18 @@ def _check_progress(spec: Any) -> None:
         progress_model(spec)
 
 
+def _episodes_of(demos: Demos, tasks: Sequence[int]) -> tuple[np.ndarray, ...]:
+    """The steps of ``tasks``' demonstrations: observations, actions, task ids and the first step
+    of every kept episode (action chunks never cross an episode's end)."""
+    kept = [e for e in range(demos.episodes) if int(demos.episode_task[e]) in set(tasks)]
+    if not kept:
+        raise ValueError(f"the demonstrations hold no successful episode of tasks {list(tasks)}")
+    rows = np.concatenate([np.arange(demos.episode_start[e], demos.episode_start[e] + demos.episode_length[e])
+                           for e in kept])
+    starts = np.cumsum([0] + [int(demos.episode_length[e]) for e in kept[:-1]])
+    return demos.obs[rows], demos.actions[rows], demos.task[rows], starts
+
+
 def _greedy(policy: Any) -> Callable[[Any, dict], np.ndarray]:
     """The policy's deterministic action as ``f(obs, info)``."""
     if hasattr(policy, "task_of"):  # task-conditioned (BC)
@@ -99,6 +111,7 @@ class LiberoWorld:
         max_steps: the env's episode length.
         eval_inits: held-out init states per task scored at every checkpoint.
         bc_epochs: behaviour-cloning epochs of the SFT policy.
+        bc: ``BCPolicy`` arguments of the SFT policy (hidden sizes, action ``chunk``, ...).
         demo_episodes: expert episodes per task recorded when ``demos`` is None.
         cache: where recorded demonstrations go (default: the user's cache).
         progress: progress lines while demonstrations are recorded.
@@ -111,7 +124,8 @@ class LiberoWorld:
     wm_horizon: int = 100
     max_steps: int = 300
     eval_inits: int = 3
-    bc_epochs: int = 200
+    bc_epochs: int = 100
+    bc: dict = field(default_factory=lambda: {"hidden": (512, 512), "chunk": 8})
     demo_episodes: int = 10
     cache: Path | None = None
     progress: bool = True
@@ -162,7 +176,7 @@ class LiberoWorld:
             return GaussianPolicy(STATE_DIM, seed=seed, obs_key=key)
         from wmrl_agents.bc import BCPolicy
 
-        return BCPolicy(seed=seed, obs_key=key)
+        return BCPolicy(seed=seed, obs_key=key, **self.bc)
 
     def policy(self, seed: int):
         """A fresh policy; ``bc``: the seed's SFT policy (fitted once, every arm starts from it)."""
@@ -171,11 +185,8 @@ class LiberoWorld:
         policy = self._bare(seed)
         if self.agent == "bc":
             if seed not in self._sft:
-                demos = self.demonstrations()
-                keep = np.isin(demos.task, self.tasks)
-                if not keep.any():
-                    raise ValueError(f"the demonstrations hold no successful episode of tasks {list(self.tasks)}")
-                policy.fit(demos.obs[keep], demos.actions[keep], demos.task[keep], epochs=self.bc_epochs, seed=seed)
+                obs, actions, task, starts = _episodes_of(self.demonstrations(), self.tasks)
+                policy.fit(obs, actions, task, epochs=self.bc_epochs, seed=seed, episode_start=starts)
                 self._sft[seed] = policy.state_dict()
             policy.load_state_dict(self._sft[seed])
         return policy
@@ -217,7 +228,8 @@ class LiberoWorld:
             env = self._env(task)
             try:
                 inits = split_init_states(task)[1][: self.eval_inits]
-                g = [run_episode(env, greedy, i, seed=seed)["success"] for i in inits]
+                g = [run_episode(env, greedy, i, seed=seed, on_reset=getattr(policy, "reset", None))["success"]
+                     for i in inits]
                 drawn = [self._sampled(env, policy, task, i, seed, k) for i in inits for k in range(samples)]
             finally:
                 env.close()

@@ -79,6 +79,32 @@ class Demos:
                        episode_start=z["episode_start"], episode_length=z["episode_length"],
                        instructions=[str(s) for s in z["instructions"]])
 
+    def select(self, tasks: Sequence[int]) -> Demos:
+        """The episodes of these tasks only."""
+        keep = [e for e in range(self.episodes) if int(self.episode_task[e]) in {int(t) for t in tasks}]
+        episodes = [{"task": int(self.episode_task[e]), "init": int(self.episode_init[e]),
+                     "obs": self.obs[self.episode_start[e] : self.episode_start[e] + self.episode_length[e]],
+                     "actions": self.actions[self.episode_start[e] : self.episode_start[e] + self.episode_length[e]]}
+                    for e in keep]
+        if not episodes:
+            return Demos.concat([])
+        return Demos.from_episodes(episodes, self.instructions)
+
+    @classmethod
+    def concat(cls, parts: Sequence[Demos]) -> Demos:
+        """One set from several (episode starts re-based; each task's first non-empty instruction)."""
+        parts = [d for d in parts if d.episodes]
+        if not parts:
+            return cls.from_episodes([], [""] * N_TASKS)
+        offsets = np.cumsum([0] + [len(d) for d in parts[:-1]])
+        width = max(len(d.instructions) for d in parts)
+        instructions = [next((d.instructions[i] for d in parts if i < len(d.instructions) and d.instructions[i]), "")
+                        for i in range(width)]
+        joined = {k: np.concatenate([getattr(d, k) for d in parts])
+                  for k in ("obs", "actions", "task", "episode_task", "episode_init", "episode_length")}
+        starts = np.concatenate([d.episode_start + o for d, o in zip(parts, offsets)])
+        return cls(**joined, episode_start=starts.astype(np.int32), instructions=instructions)
+
     @classmethod
     def from_episodes(cls, episodes: Sequence[dict], instructions: Sequence[str]) -> Demos:
         """From dicts with ``task``, ``init``, ``obs`` (T, D) and ``actions`` (T, 7)."""
@@ -101,10 +127,13 @@ class Demos:
 def run_episode(
     env: Any, act: Callable[[Any, dict], np.ndarray], init: int, seed: int = 0,
     on_reset: Callable[[], None] | None = None,
+    perturb: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> dict:
     """One episode from init state ``init``; ``act(obs, info)`` picks actions (``on_reset`` runs
-    after the reset). Returns the observations before each action, the actions, success, steps and
-    the env's simulator seconds."""
+    after the reset). With ``perturb``, the env executes ``perturb(action)`` while the episode
+    records ``action`` (DART-style noise injection: the expert's label at the states its noisy
+    execution visits). Returns the observations before each action, the actions, success, steps
+    and the env's simulator seconds."""
     obs, info = env.reset(seed=seed, options={"init_state": int(init)})
     if on_reset is not None:
         on_reset()
@@ -113,18 +142,33 @@ def run_episode(
         action = np.asarray(act(obs, info), dtype=np.float32)
         observations.append(np.asarray(obs, dtype=np.float32))
         actions.append(action)
-        obs, _, terminated, truncated, info = env.step(action)
+        obs, _, terminated, truncated, info = env.step(action if perturb is None else perturb(action))
         sim_s += float(info["cost"]["sim_s"])
         done = terminated or truncated
     return {"obs": np.stack(observations), "actions": np.stack(actions), "success": bool(info["success"]),
             "steps": len(actions), "sim_s": sim_s, "instruction": info["instruction"]}
 
 
+def arm_noise(std: float, rng: np.random.Generator) -> Callable[[np.ndarray], np.ndarray]:
+    """A perturbation for :func:`run_episode`: Gaussian noise of ``std`` on the arm's six action
+    entries (the gripper command is kept), clipped to the action box."""
+
+    def perturb(action: np.ndarray) -> np.ndarray:
+        noisy = np.array(action, dtype=np.float32)
+        noisy[:6] += rng.normal(0.0, std, 6)
+        return np.clip(noisy, -1.0, 1.0)
+
+    return perturb
+
+
 def record_demos(
-    tasks: Sequence[int], episodes_per_task: int, seed: int = 0, progress: Callable[[str], None] | None = None
+    tasks: Sequence[int], episodes_per_task: int, seed: int = 0, progress: Callable[[str], None] | None = None,
+    noise: float = 0.0, first: int = 0,
 ) -> tuple[Demos, list[dict]]:
-    """Run the scripted expert from the first ``episodes_per_task`` train init states of each task;
-    keep the successful episodes. Returns the demonstrations and one stats row per task."""
+    """Run the scripted expert from train init states ``first .. first + episodes_per_task - 1``
+    of each task; keep the successful episodes. With ``noise`` > 0 the executed actions carry
+    that much Gaussian arm noise while the recorded ones are the expert's (:func:`arm_noise`).
+    Returns the demonstrations and one stats row per task."""
     import gymnasium as gym
 
     import wmrl_envs  # noqa: F401
@@ -139,9 +183,11 @@ def record_demos(
         train, _ = split_init_states(task, seed=seed)
         runs = []
         start = time.perf_counter()
-        for init in train[:episodes_per_task]:
+        chosen = train[first : first + episodes_per_task]
+        rng = np.random.default_rng([seed, int(task)])
+        for init in chosen:
             run = run_episode(env, lambda obs, _info, e=expert: e.act(obs), init, seed=seed,
-                              on_reset=expert.reset)
+                              on_reset=expert.reset, perturb=arm_noise(noise, rng) if noise else None)
             instructions[int(task)] = run["instruction"]
             runs.append(run)
             if run["success"]:
@@ -155,7 +201,7 @@ def record_demos(
             "steps/ep": float(np.mean([r["steps"] for r in runs])) if runs else 0.0,
             "sim_s/ep": float(np.mean([r["sim_s"] for r in runs])) if runs else 0.0,
             "wall_s": time.perf_counter() - start,
-            "inits": [int(i) for i in train[:episodes_per_task]],
+            "inits": [int(i) for i in chosen],
             "successes": [bool(r["success"]) for r in runs],
         })
     return Demos.from_episodes(kept, instructions), rows

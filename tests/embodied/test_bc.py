@@ -16,6 +16,15 @@ torch = pytest.importorskip("torch", reason="needs torch: bash scripts/setup.sh 
 from wmrl_agents.bc import BCPolicy, check_policy_fits_env  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    """Small fits run many times slower with more torch threads than free cores (a busy CI box)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def test_split_is_disjoint_complete_and_deterministic():
     for task in range(10):
         train, held = split_init_states(task)
@@ -149,3 +158,55 @@ def test_modules_import_without_torch():
     code = "import sys; sys.modules['torch'] = None; import wmrl_agents.bc, wmrl_agents.demos; print('ok')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
+
+
+def test_demonstrations_concatenate():
+    rng = np.random.default_rng(2)
+    a = Demos.from_episodes(_episodes(rng), [f"a{i}" if i < 2 else "" for i in range(10)])
+    b = Demos.from_episodes(_episodes(rng, lengths=(2,)), ["b0"] + [""] * 8 + ["b9"])
+    both = Demos.concat([a, Demos.from_episodes([], [""] * 10), b])
+    assert both.episodes == 3 and len(both) == 10
+    np.testing.assert_array_equal(both.episode_start, [0, 5, 8])
+    np.testing.assert_array_equal(both.obs[8:], b.obs)
+    assert both.instructions[0] == "a0" and both.instructions[9] == "b9"
+    assert Demos.concat([]).episodes == 0
+
+
+def test_chunk_targets_stay_within_episodes():
+    from wmrl_agents.bc import chunk_targets
+
+    actions = np.arange(5, dtype=np.float32)[:, None] * [1, -1]  # (5, 2): steps 0..4, two episodes
+    y = chunk_targets(actions, 3, episode_start=np.array([0, 3])).reshape(5, 3, 2)[..., 0]
+    np.testing.assert_array_equal(y, [[0, 1, 2], [1, 2, 2], [2, 2, 2], [3, 4, 4], [4, 4, 4]])
+    np.testing.assert_array_equal(chunk_targets(actions, 1), actions)
+
+
+def test_chunked_policy_fits_and_ensembles():
+    rng = np.random.default_rng(3)
+    obs = rng.normal(size=(256, 4)).astype(np.float32)
+    actions = np.tanh(obs[:, :2] @ [[1.0, 0.0], [0.5, 1.0]]).astype(np.float32)
+    policy = BCPolicy(obs_dim=4, n_tasks=1, act_dim=2, hidden=(32,), chunk=4, seed=0)
+    losses = policy.fit(obs, actions, np.zeros(256, int), epochs=40, batch_size=32, lr=3e-3,
+                        episode_start=np.arange(0, 256, 8))
+    assert losses[-1] < losses[0]
+    x = policy.features(obs[0], 0)
+    assert policy.mean(torch.from_numpy(x[None])).shape == (1, 2)  # the Gaussian head: one action
+    policy.reset()
+    first = policy.act(obs[0], 0)  # one prediction for this step: the chunk's first action
+    np.testing.assert_allclose(first, policy._mean(x), rtol=1e-5)
+    second = policy.act(obs[0], 0)  # two predictions for this step now: their average
+    with torch.no_grad():
+        chunk = policy.net(torch.from_numpy(x)).numpy().reshape(4, 2)
+    np.testing.assert_allclose(second, (chunk[0] + chunk[1]) / 2, rtol=1e-5)
+    copy = BCPolicy(obs_dim=4, n_tasks=1, act_dim=2, hidden=(32,), chunk=4, seed=1)
+    copy.load_state_dict(policy.state_dict())
+    np.testing.assert_allclose(copy._mean(x), policy._mean(x))
+
+
+def test_select_keeps_whole_episodes_of_the_tasks():
+    rng = np.random.default_rng(4)
+    demos = Demos.from_episodes(_episodes(rng, lengths=(5, 3, 2)), [""] * 10)
+    one = demos.select([1])
+    assert one.episodes == 1 and len(one) == 3 and one.episode_start.tolist() == [0]
+    np.testing.assert_array_equal(one.obs, demos.obs[5:8])
+    assert demos.select([7]).episodes == 0
