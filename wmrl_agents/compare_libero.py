@@ -27,7 +27,7 @@ from wmrl_agents.demos import Demos, record_demos, run_episode, split_init_state
 from wmrl_envs.mixing import MixingConfig
 
 ENV_ID = "WMRL/LIBERO-Long-v0"
-AGENTS = ("bc", "gaussian")
+AGENTS = ("bc", "gaussian", "vla:PATH")
 STATE_DIM = 151
 # A real LIBERO episode simulates ~5 s on a CPU core: 8 updates of 2 groups of 4 keep one seed of
 # all four arms near a quarter of an hour on 2 cores.
@@ -90,6 +90,8 @@ def _episodes_of(demos: Demos, tasks: Sequence[int]) -> tuple[np.ndarray, ...]:
 
 def _greedy(policy: Any) -> Callable[[Any, dict], np.ndarray]:
     """The policy's deterministic action as ``f(obs, info)``."""
+    if hasattr(policy, "act_greedy"):
+        return policy.act_greedy
     if hasattr(policy, "task_of"):  # task-conditioned (BC)
         return lambda obs, info: policy.act(obs, policy.task_of(info))
     return lambda obs, info: policy.act(obs)
@@ -101,8 +103,10 @@ class LiberoWorld:
 
     Args:
         tasks: libero_10 task indices trained and scored.
-        agent: ``bc`` (SFT on demonstrations, then GRPO), ``gaussian`` (from scratch), or a
-            function of the seed that builds a policy.
+        agent: ``bc`` (SFT on demonstrations, then GRPO), ``gaussian`` (from scratch),
+            ``vla:PATH`` (a frozen OpenVLA/MiniVLA checkpoint with a trained Gaussian residual,
+            ``wmrl_agents/residual.py``), or a function of the seed that builds a policy. A policy
+            with ``needs_frames`` gets camera frames (``obs_mode="pixels_state"``).
         demos: a demonstrations file (``Demos.save``); None records ``demo_episodes`` per task.
         world_model: ``predicate``, ``robometer:PATH``, or a progress model object. Robometer reads
             camera frames: the env then renders them (``obs_mode="pixels_state"``) and policies
@@ -130,6 +134,7 @@ class LiberoWorld:
     cache: Path | None = None
     progress: bool = True
     _sft: dict = field(default_factory=dict, repr=False)
+    _policy_frames: bool = field(default=False, repr=False)
 
     env_id = ENV_ID
 
@@ -140,7 +145,7 @@ class LiberoWorld:
         from wmrl_envs.embodied.libero_env import resolve_task
 
         self.tasks = [resolve_task(t) for t in self.tasks]
-        if not callable(self.agent) and self.agent not in AGENTS:
+        if not callable(self.agent) and self.agent not in AGENTS[:2] and not str(self.agent).startswith("vla:"):
             raise ValueError(f"unknown agent {self.agent!r} for {ENV_ID}; choose from {', '.join(AGENTS)}")
         if self.demos is not None and not Path(self.demos).is_file():
             raise ValueError(f"demonstrations file {str(self.demos)!r} does not exist "
@@ -148,9 +153,10 @@ class LiberoWorld:
         _check_progress(self.world_model)
         if not (self.wm_horizon >= 1 and self.max_steps >= 1 and self.eval_inits >= 1):
             raise ValueError("wm_horizon, max_steps and eval_inits must be at least 1")
-        env = self._env(frames=self._pixels)
+        policy = self.agent(0) if callable(self.agent) else self._bare(0)
+        self._policy_frames = bool(getattr(policy, "needs_frames", False))
+        env = self._env(frames=self._pixels or self._policy_frames)
         try:
-            policy = self.agent(0) if callable(self.agent) else self._bare(0)
             check_policy_fits_env(policy, env.unwrapped)
         finally:
             env.close()
@@ -163,13 +169,22 @@ class LiberoWorld:
         return isinstance(spec, RobometerProgress) or (isinstance(spec, str) and spec.startswith("robometer:"))
 
     def _env(self, task: int | None = None, frames: bool = False) -> gym.Env:
-        """The env; with ``frames`` (training under Robometer) it also renders camera frames."""
+        """The env; with ``frames`` (a VLA policy, or training under Robometer) it also renders
+        camera frames."""
+        frames = frames or self._policy_frames
         return gym.make(ENV_ID, task_id=task, max_steps=self.max_steps,
                         obs_mode="pixels_state" if frames else "state")
 
     # -- policies ------------------------------------------------------------------------------
     def _bare(self, seed: int):
         key = "state" if self._pixels else None
+        if str(self.agent).startswith("vla:"):
+            from wmrl_agents.residual import ResidualVLAPolicy
+            from wmrl_agents.vla import OpenVLAPolicy
+
+            if "vla" not in self._sft:  # one frozen checkpoint for every seed and arm
+                self._sft["vla"] = OpenVLAPolicy(str(self.agent)[4:])
+            return ResidualVLAPolicy(self._sft["vla"], seed=seed)
         if self.agent == "gaussian":
             from wmrl_agents.gaussian import GaussianPolicy
 

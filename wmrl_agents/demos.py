@@ -132,15 +132,15 @@ def run_episode(
     """One episode from init state ``init``; ``act(obs, info)`` picks actions (``on_reset`` runs
     after the reset). With ``perturb``, the env executes ``perturb(action)`` while the episode
     records ``action`` (DART-style noise injection: the expert's label at the states its noisy
-    execution visits). Returns the observations before each action, the actions, success, steps
-    and the env's simulator seconds."""
+    execution visits). Returns the observations before each action (the ``"state"`` entry of a
+    Dict observation), the actions, success, steps and the env's simulator seconds."""
     obs, info = env.reset(seed=seed, options={"init_state": int(init)})
     if on_reset is not None:
         on_reset()
     observations, actions, sim_s, done = [], [], 0.0, False
     while not done:
         action = np.asarray(act(obs, info), dtype=np.float32)
-        observations.append(np.asarray(obs, dtype=np.float32))
+        observations.append(np.asarray(obs["state"] if isinstance(obs, dict) else obs, dtype=np.float32))
         actions.append(action)
         obs, _, terminated, truncated, info = env.step(action if perturb is None else perturb(action))
         sim_s += float(info["cost"]["sim_s"])

@@ -123,4 +123,4 @@ def reinforce_step(policy: Any, records: Sequence[Sequence[tuple]], advantages: 
     policy.optimizer.zero_grad()
     loss.backward()
     policy.optimizer.step()
-    return {"loss": float(loss), "std": float(policy.log_std.detach().exp().mean())}
+    return {"loss": float(loss.detach()), "std": float(policy.log_std.detach().exp().mean())}

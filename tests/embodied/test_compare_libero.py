@@ -106,3 +106,38 @@ def test_a_robometer_style_progress_model_plugs_in_and_the_env_renders_its_frame
 def test_a_missing_robometer_folder_is_refused_before_loading(capsys):
     assert main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--world-model", "robometer:/nonexistent", *SMOKE]) == 2
     assert "Robometer checkpoint folder '/nonexistent' does not exist" in capsys.readouterr().err
+
+
+class TinyVLA:
+    """A tiny random net with the VLAPolicy interface: the agentview frame's mean colour -> 7-D."""
+
+    def __init__(self, seed=0):
+        self.w = np.random.default_rng(seed).normal(size=(3, 7))
+        self.calls = 0
+
+    def act(self, obs, instruction):
+        self.calls += 1
+        assert isinstance(instruction, str) and instruction
+        colour = np.asarray(obs["agentview"], dtype=np.float64).reshape(-1, 3).mean(0) / 255.0
+        return np.tanh(colour @ self.w).astype(np.float32)
+
+
+@pytest.mark.libero
+def test_a_vla_with_a_residual_head_trains_in_the_same_compare():
+    from wmrl_agents.residual import ResidualVLAPolicy
+
+    vla = TinyVLA()
+    world = LiberoWorld(agent=lambda seed: ResidualVLAPolicy(vla, seed=seed), max_steps=10, wm_horizon=4,
+                        eval_inits=1, progress=False)
+    results = compare(budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1, eval_samples=0),
+                      arms=("real", "wmrl"), world=world, progress=False, time_limit=None)
+    assert vla.calls > 0 and set(results["summary"]) == {"real", "wmrl"}
+    policy = ResidualVLAPolicy(vla, seed=0)
+    obs = {"agentview": np.full((8, 8, 3), 128, np.uint8), "state": np.zeros(151, np.float32)}
+    base = vla.act(obs, "x")
+    assert np.allclose(policy.act_greedy(obs, {"instruction": "x"}), base)  # starts as the VLA itself
+
+
+def test_a_vla_checkpoint_that_is_not_there_is_refused(capsys):
+    assert main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--agent", "vla:/nonexistent", *SMOKE]) == 2
+    assert "VLA checkpoint folder '/nonexistent' does not exist" in capsys.readouterr().err
