@@ -54,11 +54,11 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-rate", type=float, default=0.05, help="lowest adaptive anchor rate (default: %(default)s)")
     p.add_argument("--max-rate", type=float, default=0.5, help="highest adaptive anchor rate (default: %(default)s)")
     e = p.add_argument_group(f"{LIBERO}")
-    e.add_argument("--tasks", default="0", help="comma-separated libero_10 task indices (default: %(default)s)")
+    e.add_argument("--tasks", default="2,5", help="comma-separated libero_10 task indices (default: %(default)s, where the SFT policy sometimes succeeds)")
     e.add_argument("--demos", default=None, metavar="FILE",
                    help="expert demonstrations for the SFT policy (default: recorded into the cache on first use)")
     e.add_argument("--wm-horizon", type=int, default=100, help="steps of a world-model episode (default: %(default)s)")
-    e.add_argument("--max-steps", type=int, default=300, help="the env's episode length (default: %(default)s)")
+    e.add_argument("--max-steps", type=int, default=400, help="the env's episode length (default: %(default)s)")
     e.add_argument("--eval-inits", type=int, default=3,
                    help="held-out init states per task scored at every checkpoint (default: %(default)s)")
     e.add_argument("--bc-epochs", type=int, default=100, help="behaviour-cloning epochs of the SFT policy (default: %(default)s)")

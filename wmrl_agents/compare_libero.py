@@ -121,12 +121,12 @@ class LiberoWorld:
         progress: progress lines while demonstrations are recorded.
     """
 
-    tasks: Sequence[int] = (0,)
+    tasks: Sequence[int] = (2, 5)
     agent: str | Callable[[int], object] = "bc"
     demos: str | Path | None = None
     world_model: Any = "predicate"
     wm_horizon: int = 100
-    max_steps: int = 300
+    max_steps: int = 400
     eval_inits: int = 3
     bc_epochs: int = 100
     bc: dict = field(default_factory=lambda: {"hidden": (512, 512), "chunk": 8})

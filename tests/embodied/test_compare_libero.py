@@ -22,7 +22,7 @@ SMOKE = ["--budget", "0.05", "--max-steps", "30", "--wm-horizon", "8", "--eval-i
 @pytest.mark.libero
 def test_cli_runs_the_embodied_compare_and_writes_the_same_results(tmp_path, capsys):
     out = tmp_path / "out"
-    code = main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--agent", "gaussian", "--arms", "real,wmrl",
+    code = main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--agent", "gaussian", "--arms", "real,wmrl", "--tasks", "0",
                  "--anchor-rate", "0.5", "--out", str(out), *SMOKE])
     printed = capsys.readouterr().out
     assert code == 0
@@ -70,7 +70,7 @@ def test_bad_input_is_one_line_before_any_simulation(argv, message, capsys):
 def test_a_policy_whose_action_shape_does_not_fit_is_refused_before_simulating():
     from wmrl_agents.gaussian import GaussianPolicy
 
-    world = LiberoWorld(agent=lambda seed: GaussianPolicy(151, act_dim=6, seed=seed), progress=False)
+    world = LiberoWorld(tasks=[0], agent=lambda seed: GaussianPolicy(151, act_dim=6, seed=seed), progress=False)
     with pytest.raises(ValueError, match="outputs 6-D actions"):
         world.check()
 
@@ -94,7 +94,7 @@ def test_a_robometer_style_progress_model_plugs_in_and_the_env_renders_its_frame
     from wmrl_envs.world_models.progress import RobometerProgress
 
     net = TinyRewardNet()
-    world = LiberoWorld(agent="gaussian", world_model=RobometerProgress(model=net, num_frames=2, image_size=16),
+    world = LiberoWorld(tasks=[0], agent="gaussian", world_model=RobometerProgress(model=net, num_frames=2, image_size=16),
                         max_steps=12, wm_horizon=4, eval_inits=1, progress=False)
     results = compare(budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1, eval_samples=0),
                       arms=("real", "wmrl"), world=world, progress=False, time_limit=None)
@@ -127,7 +127,7 @@ def test_a_vla_with_a_residual_head_trains_in_the_same_compare():
     from wmrl_agents.residual import ResidualVLAPolicy
 
     vla = TinyVLA()
-    world = LiberoWorld(agent=lambda seed: ResidualVLAPolicy(vla, seed=seed), max_steps=10, wm_horizon=4,
+    world = LiberoWorld(tasks=[0], agent=lambda seed: ResidualVLAPolicy(vla, seed=seed), max_steps=10, wm_horizon=4,
                         eval_inits=1, progress=False)
     results = compare(budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1, eval_samples=0),
                       arms=("real", "wmrl"), world=world, progress=False, time_limit=None)
