@@ -12,8 +12,6 @@ torch is imported when a policy is built, so ``import wmrl_agents.bc`` works wit
 
 from __future__ import annotations
 
-import base64
-import io
 from collections.abc import Sequence
 from typing import Any
 
@@ -177,10 +175,10 @@ class BCPolicy:
         self._pending = []
 
     def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[np.ndarray, tuple]:
+        from wmrl_agents.gaussian import gaussian_action
+
         x = self.features(_flat(obs, self.obs_key), self.task_of(info))
-        mean = self._mean(x)
-        std = np.exp(self.log_std.detach().numpy())
-        action = (mean + std * rng.standard_normal(mean.shape)).astype(np.float32)
+        action = gaussian_action(self._mean(x), self.log_std, rng)
         return action, (x, action)
 
     # -- policy gradient ---------------------------------------------------------------------
@@ -201,19 +199,14 @@ class BCPolicy:
         """JSON-serializable: weights, standardisation and optimizer state as a base64 torch archive."""
         import torch
 
-        buffer = io.BytesIO()
-        torch.save({"mean": self.mean.state_dict(), "log_std": self.log_std.data,
-                    "obs_mean": torch.from_numpy(self.obs_mean), "obs_std": torch.from_numpy(self.obs_std),
-                    "optimizer": self.optimizer.state_dict()}, buffer)
-        return {"torch": base64.b64encode(buffer.getvalue()).decode("ascii")}
+        from wmrl_agents.gaussian import head_state
+
+        return head_state(self, obs_mean=torch.from_numpy(self.obs_mean), obs_std=torch.from_numpy(self.obs_std))
 
     def load_state_dict(self, state: dict) -> None:
-        import torch
+        from wmrl_agents.gaussian import load_head_state
 
-        saved = torch.load(io.BytesIO(base64.b64decode(state["torch"])), weights_only=True)
-        self.mean.load_state_dict(saved["mean"])
-        with torch.no_grad():
-            self.log_std.copy_(saved["log_std"])
+        saved = load_head_state(self, state)
         self.obs_mean = saved["obs_mean"].numpy().copy()
         self.obs_std = saved["obs_std"].numpy().copy()
         self.optimizer.load_state_dict(saved["optimizer"])

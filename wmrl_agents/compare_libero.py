@@ -133,7 +133,8 @@ class LiberoWorld:
     demo_episodes: int = 10
     cache: Path | None = None
     progress: bool = True
-    _sft: dict = field(default_factory=dict, repr=False)
+    _sft: dict = field(default_factory=dict, repr=False)  # seed -> the fitted SFT policy's state
+    _vla: Any = field(default=None, repr=False)
     _policy_frames: bool = field(default=False, repr=False)
 
     env_id = ENV_ID
@@ -182,9 +183,9 @@ class LiberoWorld:
             from wmrl_agents.residual import ResidualVLAPolicy
             from wmrl_agents.vla import OpenVLAPolicy
 
-            if "vla" not in self._sft:  # one frozen checkpoint for every seed and arm
-                self._sft["vla"] = OpenVLAPolicy(str(self.agent)[4:])
-            return ResidualVLAPolicy(self._sft["vla"], seed=seed)
+            if self._vla is None:  # one frozen checkpoint for every seed and arm
+                self._vla = OpenVLAPolicy(str(self.agent)[4:])
+            return ResidualVLAPolicy(self._vla, seed=seed)
         if self.agent == "gaussian":
             from wmrl_agents.gaussian import GaussianPolicy
 

@@ -72,9 +72,7 @@ class GaussianPolicy:
         return self._mean(obs)
 
     def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[np.ndarray, tuple]:
-        mean = self._mean(obs)
-        std = np.exp(self.log_std.detach().numpy())
-        action = (mean + std * rng.standard_normal(mean.shape)).astype(np.float32)
+        action = gaussian_action(self._mean(obs), self.log_std, rng)
         return action, (flat_obs(obs, self.obs_key), action)
 
     def log_prob(self, obs: np.ndarray, actions: np.ndarray) -> torch.Tensor:
@@ -86,17 +84,35 @@ class GaussianPolicy:
 
     def state_dict(self) -> dict:
         """JSON-serializable: the weights and optimizer state as a base64 torch archive."""
-        buffer = io.BytesIO()
-        torch.save({"mean": self.mean.state_dict(), "log_std": self.log_std.data,
-                    "optimizer": self.optimizer.state_dict()}, buffer)
-        return {"torch": base64.b64encode(buffer.getvalue()).decode("ascii")}
+        return head_state(self)
 
     def load_state_dict(self, state: dict) -> None:
-        saved = torch.load(io.BytesIO(base64.b64decode(state["torch"])), weights_only=True)
-        self.mean.load_state_dict(saved["mean"])
-        with torch.no_grad():
-            self.log_std.copy_(saved["log_std"])
-        self.optimizer.load_state_dict(saved["optimizer"])
+        load_head_state(self, state)
+
+
+def gaussian_action(mean: np.ndarray, log_std: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
+    """A draw of ``N(mean, diag(exp(log_std))^2)`` from ``rng`` (float32)."""
+    std = np.exp(log_std.detach().numpy())
+    return (mean + std * rng.standard_normal(mean.shape)).astype(np.float32)
+
+
+def head_state(policy: Any, **extra: torch.Tensor) -> dict:
+    """A Gaussian-head policy's checkpoint (``mean`` weights, ``log_std``, ``optimizer`` state, and
+    ``extra`` tensors) as a JSON-serializable base64 torch archive."""
+    buffer = io.BytesIO()
+    torch.save({"mean": policy.mean.state_dict(), "log_std": policy.log_std.data,
+                "optimizer": policy.optimizer.state_dict(), **extra}, buffer)
+    return {"torch": base64.b64encode(buffer.getvalue()).decode("ascii")}
+
+
+def load_head_state(policy: Any, state: dict) -> dict:
+    """Restore what :func:`head_state` saved into ``policy``; returns the archive (for ``extra``)."""
+    saved = torch.load(io.BytesIO(base64.b64decode(state["torch"])), weights_only=True)
+    policy.mean.load_state_dict(saved["mean"])
+    with torch.no_grad():
+        policy.log_std.copy_(saved["log_std"])
+    policy.optimizer.load_state_dict(saved["optimizer"])
+    return saved
 
 
 def normal_log_prob(mean: nn.Module, log_std: torch.Tensor, obs: np.ndarray, actions: np.ndarray) -> torch.Tensor:

@@ -7,40 +7,14 @@ from types import SimpleNamespace
 import gymnasium as gym
 import numpy as np
 import pytest
+from test_train import LowercaseEnv  # the same fake text env as `wmrl train`'s tests
 
 from wmrl_agents import rewards
 from wmrl_envs.cli import main
-from wmrl_envs.mle.spaces import CodeText
 
 trl = pytest.importorskip("trl", reason="needs the llm extra: pip install -e '.[llm]'")
 
 ENV_ID = "WMRLTest/RewardsLowercase-v0"
-COST = {"exec_s": 1.0, "exec_cpu_s": 0.0, "wm_s": 0.0, "sim_steps": 0, "sim_s": 0.0}
-
-
-class LowercaseEnv(gym.Env):
-    """Single-turn: reward = share of lowercase letters of the program; counts executions."""
-
-    executions = 0
-
-    def __init__(self, split="train", executor="auto", tasks=None, limits=None, workers=None):
-        self.observation_space, self.action_space = CodeText(10_000), CodeText(10_000)
-        self.task_ids = ["task-0", "task-1"]
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        options = options or {}
-        self.task = options.get("task_id") or self.task_ids[(seed or 0) % 2]
-        info = {"task_id": self.task, "group": options.get("group") or f"s{seed}",
-                "wm_context": {"task_id": self.task, "max_turns": 1}}
-        return f"Write lowercase code for {self.task}.", info
-
-    def step(self, action):
-        type(self).executions += 1
-        score = sum(c.islower() for c in action) / max(1, len(action))
-        return "done", score, True, False, {"reward_source": "real", "score": score, "status": "ok", "cost": dict(COST)}
-
-
 gym.register(ENV_ID, entry_point=LowercaseEnv)
 
 
