@@ -196,7 +196,8 @@ def test_an_llm_world_model_server_sees_batched_concurrent_requests_bounded_by_i
     """16 completions scored at once through an OpenAI-style server: more than the old 2 requests in
     flight, never more than the backend's ``workers``; each program is judged exactly once."""
     import json
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from http_stub import StubServer
 
     from wmrl_envs.world_models import CHECKS, make_world_model
 
@@ -204,43 +205,24 @@ def test_an_llm_world_model_server_sees_batched_concurrent_requests_bounded_by_i
     seen = {"active": 0, "peak": 0, "posts": 0}
     lock = threading.Lock()
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
+    def respond(method, path, body):
+        if method == "GET":
+            return 200, {"object": "list", "data": [{"id": "judge", "object": "model"}]}
+        with lock:
+            seen["active"] += 1
+            seen["posts"] += 1
+            seen["peak"] = max(seen["peak"], seen["active"])
+        time.sleep(0.1)
+        with lock:
+            seen["active"] -= 1
+        return 200, {"id": "x", "object": "chat.completion", "model": "judge", "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}]}
 
-        def _send(self, obj):
-            body = json.dumps(obj).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self):
-            self._send({"object": "list", "data": [{"id": "judge", "object": "model"}]})
-
-        def do_POST(self):
-            self.rfile.read(int(self.headers["Content-Length"]))
-            with lock:
-                seen["active"] += 1
-                seen["posts"] += 1
-                seen["peak"] = max(seen["peak"], seen["active"])
-            time.sleep(0.1)
-            with lock:
-                seen["active"] -= 1
-            self._send({"id": "x", "object": "chat.completion", "model": "judge", "choices": [
-                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}]})
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        model = make_world_model(f"openai:http://127.0.0.1:{httpd.server_port}/v1")
+    with StubServer(respond) as server:
+        model = make_world_model(f"openai:{server.base}/v1")
         n = 16
         reward = EnvReward(WorldModelWrapper(SpawnableText(), model), concurrency=n)
         rewards = reward(prompts=["p"] * n, completions=_completions(n), seed=list(range(n)), task_id=["t"] * n,
                          group=[f"g{i}" for i in range(n)])
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
     assert len(rewards) == n and all(0.0 <= r <= 1.0 for r in rewards)
     assert seen["posts"] == n and 2 < seen["peak"] <= model.backend.workers

@@ -4,12 +4,11 @@ one run uses the real MLE-Dojo env."""
 
 import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import gymnasium as gym
 import pytest
 import yaml
+from http_stub import StubServer
 
 from wmrl_agents import health
 from wmrl_agents.train import TrainConfig, add_arguments, config_from_args
@@ -93,23 +92,11 @@ def test_yaml_then_flags_and_checks_that_name_the_flag(tmp_path):
 
 
 # -- health checks --------------------------------------------------------------------------------
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802 - the http.server API
-        code = {"/ok/models": 200, "/auth/models": 401, "/broken/models": 503}.get(self.path, 404)
-        self.send_response(code)
-        self.end_headers()
-        self.wfile.write(b"{}")
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def server():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    codes = {"/ok/models": 200, "/auth/models": 401, "/broken/models": 503}
+    with StubServer(lambda method, path, body: (codes.get(path, 404), {})) as stub:
+        yield stub.base
 
 
 def _closed_port() -> int:

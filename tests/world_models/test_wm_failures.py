@@ -7,12 +7,12 @@ import json
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium import spaces
+from http_stub import StubServer
 
 from wmrl_agents.grpo import GRPOTrainer
 from wmrl_agents.trl import EnvReward
@@ -28,7 +28,7 @@ BUDGET_S = 1.0  # the hung-server tests' time budget
 SLACK_S = 10.0  # generous: a loaded 2-core machine
 
 
-class Server:
+class Server(StubServer):
     """An OpenAI chat-completions endpoint on 127.0.0.1 whose ``mode`` can change between calls:
     ``ok``, ``500``, ``400``, ``close`` (drops the connection unanswered), ``hang`` (never answers)
     or ``nonjson`` (HTTP 200 with an HTML page)."""
@@ -37,44 +37,28 @@ class Server:
         self.mode = "ok"
         self.posts = 0
         self.release = threading.Event()
-        outer = self
+        super().__init__(self._respond)
+        self.url = f"{self.base}/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def _send(self, code: int, body: bytes, kind: str = "application/json") -> None:
-                self.send_response(code)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers["Content-Length"]))
-                outer.posts += 1
-                mode = outer.mode
-                if mode == "hang":
-                    outer.release.wait(60)
-                elif mode == "close":
-                    self.close_connection = True
-                elif mode in ("500", "400"):
-                    self._send(int(mode), b'{"error": "no luck"}')
-                elif mode == "nonjson":
-                    self._send(200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
-                else:
-                    message = {"role": "assistant", "content": ANSWER}
-                    self._send(200, json.dumps({"choices": [{"index": 0, "message": message}]}).encode())
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    def _respond(self, method: str, path: str, body: bytes):
+        if method != "POST":
+            return 501, b""
+        self.posts += 1
+        mode = self.mode
+        if mode == "hang":
+            self.release.wait(60)
+            return None
+        if mode == "close":
+            return None
+        if mode in ("500", "400"):
+            return int(mode), b'{"error": "no luck"}'
+        if mode == "nonjson":
+            return 200, b"<html><body>502 Bad Gateway</body></html>", "text/html"
+        return 200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": ANSWER}}]}
 
     def close(self) -> None:
         self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().close()
 
 
 @pytest.fixture

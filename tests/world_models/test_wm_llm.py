@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+from http_stub import StubServer
 
 from wmrl_envs.world_models import CHECKS, LLMCheckWorldModel, make_world_model
 from wmrl_envs.world_models.backends import OpenAIBackend
@@ -24,47 +23,25 @@ MALFORMED = "Sure! ```json\n" + WELL_FORMED.replace('"', "'").replace("}", ",}")
 TRUNCATED = WELL_FORMED[: WELL_FORMED.index('"column_refs"') + 30]  # cut inside the sixth check
 
 
-class FakeServer:
+class FakeServer(StubServer):
     """An OpenAI chat-completions endpoint whose answer depends on a marker in the program."""
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
-        outer = self
+        super().__init__(self._respond)
+        self.url = f"{self.base}/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def _send(self, obj: dict) -> None:
-                body = json.dumps(obj).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self) -> None:
-                self._send({"object": "list", "data": [{"id": "tiny-judge", "object": "model"}]})
-
-            def do_POST(self) -> None:
-                req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append(req)
-                prompt = req["messages"][-1]["content"]
-                text = next((t for m, t in (("#MALFORMED", MALFORMED), ("#TRUNCATED", TRUNCATED),
-                                            ("#NONSENSE", "I cannot judge this.")) if m in prompt), WELL_FORMED)
-                finish = "length" if text is TRUNCATED else "stop"
-                self._send({"id": "x", "object": "chat.completion", "model": req["model"],
-                            "choices": [{"index": 0, "finish_reason": finish,
-                                         "message": {"role": "assistant", "content": text}}]})
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def _respond(self, method: str, path: str, body: bytes):
+        if method == "GET":
+            return 200, {"object": "list", "data": [{"id": "tiny-judge", "object": "model"}]}
+        req = json.loads(body)
+        self.requests.append(req)
+        prompt = req["messages"][-1]["content"]
+        text = next((t for m, t in (("#MALFORMED", MALFORMED), ("#TRUNCATED", TRUNCATED),
+                                    ("#NONSENSE", "I cannot judge this.")) if m in prompt), WELL_FORMED)
+        finish = "length" if text is TRUNCATED else "stop"
+        return 200, {"id": "x", "object": "chat.completion", "model": req["model"],
+                     "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": text}}]}
 
 
 @pytest.fixture
