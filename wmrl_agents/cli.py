@@ -67,9 +67,9 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
 
 
 def _agent(args: argparse.Namespace):
-    """``--agent``, with ``llm`` built from ``--model``."""
+    """``--agent`` of a text env (default: composer), with ``llm`` built from ``--model``."""
     if args.agent != "llm":
-        return args.agent
+        return args.agent or "composer"
     from wmrl_agents.train import llm_agent
 
     root = None if args.out is None else f"{args.out}/llm-checkpoints"

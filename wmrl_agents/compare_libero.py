@@ -140,8 +140,16 @@ class LiberoWorld:
     env_id = ENV_ID
 
     def check(self) -> None:
-        """Bad tasks, agents, world models or a policy that does not fit the env: a ``ValueError``
-        before any simulation."""
+        """Bad tasks, agents, world models, a policy that does not fit the env, or no LIBERO stack
+        installed: a ``ValueError`` before any simulation."""
+        from wmrl_envs.embodied.suite import LiberoNotInstalled
+
+        try:
+            self._check()
+        except LiberoNotInstalled as e:
+            raise ValueError(str(e)) from None
+
+    def _check(self) -> None:
         from wmrl_agents.bc import check_policy_fits_env
         from wmrl_envs.embodied.libero_env import resolve_task
 

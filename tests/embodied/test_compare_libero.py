@@ -141,3 +141,15 @@ def test_a_vla_with_a_residual_head_trains_in_the_same_compare():
 def test_a_vla_checkpoint_that_is_not_there_is_refused(capsys):
     assert main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--agent", "vla:/nonexistent", *SMOKE]) == 2
     assert "VLA checkpoint folder '/nonexistent' does not exist" in capsys.readouterr().err
+
+
+def test_no_libero_stack_is_one_line_naming_the_install(monkeypatch, capsys):
+    from wmrl_envs.embodied import suite
+
+    def missing():
+        raise suite.LiberoNotInstalled(f"the 'libero' package is not installed: {suite.INSTALL_HINT}")
+
+    monkeypatch.setattr(suite, "task_names", missing)
+    assert main(["compare", "--env", "WMRL/LIBERO-Long-v0", *SMOKE]) == 2
+    err = capsys.readouterr().err
+    assert "bash scripts/setup.sh embodied" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -95,3 +95,13 @@ def test_two_seeds_resume_and_replay(tmp_path):
     assert again["runs"]["1"]["wmrl"]["heldout"] == runs["1"]["wmrl"]["heldout"]
     assert again["runs"]["1"]["wmrl"]["compute_s"] == pytest.approx(runs["1"]["wmrl"]["compute_s"])
     assert json.loads((tmp_path / "out" / "results.json").read_text())["summary"]["real"]["heldout"]["n"] == 2
+
+
+def test_the_main_job_without_flags_trains_the_composer():
+    """`wmrl compare` as the README runs it: no --agent means the composer, for a text env."""
+    from wmrl_agents.cli import _world
+    from wmrl_envs.cli import build_parser
+
+    world = _world(build_parser().parse_args(["compare"]))
+    assert world.agent == "composer" and world.world_model == "static"
+    world.check()
