@@ -17,6 +17,7 @@ written to a temporary folder first, so concurrent builders (vector envs) never 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import math
@@ -199,12 +200,13 @@ def build_task(spec: TaskSpec, root: str | Path | None = None, secret: bytes | N
     return _atomic_build(task_dir(spec, root), write)
 
 
-def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42) -> Path:
+def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42, max_rows: int | None = None) -> Path:
     """Carve a validation split from ``task``'s train file into ``dest`` (built once).
 
     ``dest/public`` mirrors the task's public folder under the same file names (train file, test
     file without targets, sample submission, and every other data file linked as it is) and
-    ``dest/private/test_answer.csv`` holds the held-out targets in the submission format.
+    ``dest/private/test_answer.csv`` holds the held-out targets in the submission format. With
+    ``max_rows``, both parts come from a seeded sample of that many train rows.
     Raises ``ValueError`` when there is no train file with the targets.
     """
     train_name, test_name = task.train_file, task.test_file
@@ -213,6 +215,8 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42) -> 
 
     def write(tmp: Path) -> None:
         train = pd.read_csv(task.public_dir / train_name, low_memory=False)
+        if max_rows is not None and len(train) > max_rows:
+            train = train.sample(n=max_rows, random_state=seed).sort_index()
         cols, target = task.prediction_columns, task.target
         if task.id_column not in train.columns:
             raise ValueError(f"{train_name} has no {task.id_column!r} column")
@@ -242,6 +246,25 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42) -> 
         _write_csv(truth, private / "test_answer.csv")
 
     return _atomic_build(dest, write)
+
+
+def carved_task(task: Task, dest: Path, fraction: float, seed: int, max_rows: int | None = None) -> Task | None:
+    """``task`` on a split carved from its train file by :func:`carve_dev` (None without a train
+    file holding the targets): same metric and grader, no leaderboards."""
+    try:
+        folder = carve_dev(task, dest, fraction, seed, max_rows)
+    except ValueError:
+        return None
+    answers = folder / "private" / "test_answer.csv"
+    return dataclasses.replace(
+        task,
+        public_dir=folder / "public",
+        answers_path=answers,
+        board_paths=(),
+        work_dir=None,
+        grader=task.grader.with_answers(answers) if task.grader else None,
+        reference_scores={},
+    )
 
 
 def link_tree(src: Path, dest: Path, skip: set[str] = frozenset()) -> None:

@@ -8,17 +8,19 @@ configurations of it (suite, split and reward mode).
 from __future__ import annotations
 
 import copy
-import dataclasses
 import threading
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-from wmrl_envs.mle.build import carve_dev
+from wmrl_envs.mle.build import carved_task
 from wmrl_envs.mle.grading import InvalidSubmission
-from wmrl_envs.mle.leaderboard import MEDAL_REWARD, REWARD_MODES, board_summary, rpg
+from wmrl_envs.mle.leaderboard import REWARD_MODES
 from wmrl_envs.mle.render import Outcome, feedback_text, task_text
+from wmrl_envs.mle.reward import reward_of
 from wmrl_envs.mle.spaces import CodeText
+from wmrl_envs.mle.spec import SUITES
 from wmrl_envs.mle.suites import load_suite
 from wmrl_envs.mle.task import Task
 from wmrl_envs.sandbox import Executor, Job, Limits, RunResult, make_executor
@@ -124,6 +126,8 @@ class MLEEnv(gym.Env[str, str]):
             mledojo=mledojo, alignment=alignment,
         )  # fmt: skip
         self.tasks: dict[str, Task] = loaded.tasks
+        suite = suite or self.default_suite
+        self.suite = suite if suite in SUITES else str(Path(suite).expanduser().resolve())
         self.problems = loaded.problems  # tasks of a user's folder that could not be loaded, and why
         with_boards = all(t.board_paths for t in self.tasks.values())
         self.reward_mode = reward_mode or (self.default_reward_mode if with_boards else "rpg")
@@ -166,8 +170,7 @@ class MLEEnv(gym.Env[str, str]):
         """The limits of ``task``'s runs: the env's ``Limits``, or the task's with overrides."""
         if isinstance(self._limits_arg, Limits):
             return self._limits_arg
-        merged = {**task.limits, **(self._limits_arg or {})}
-        return Limits(**{k: (int(v) if k.endswith("_mb") else float(v)) for k, v in merged.items()})
+        return task.run_limits(self._limits_arg)
 
     @property
     def executor(self) -> Executor:
@@ -185,22 +188,10 @@ class MLEEnv(gym.Env[str, str]):
 
     @staticmethod
     def _carve_dev(task: Task) -> Task | None:
+        # None (no train file with the targets): non-final turns only check the format
         if task.work_dir is None:
             return None
-        try:
-            folder = carve_dev(task, task.work_dir / "dev", task.valid_fraction, task.split_seed)
-        except ValueError:  # no train file with the targets: turns only check the format
-            return None
-        answers = folder / "private" / "test_answer.csv"
-        return dataclasses.replace(
-            task,
-            public_dir=folder / "public",
-            answers_path=answers,
-            board_paths=(),
-            work_dir=None,
-            grader=task.grader.with_answers(answers) if task.grader else None,
-            reference_scores={},
-        )
+        return carved_task(task, task.work_dir / "dev", task.valid_fraction, task.split_seed)
 
     def spawn(self) -> MLEEnv:
         """A copy to step from another thread: its own episode; the same tasks, caches and
@@ -239,7 +230,7 @@ class MLEEnv(gym.Env[str, str]):
             "group": self.group,
             "turn": 0,
             "max_turns": self.max_turns,
-            "wm_context": self.task.context(self.max_turns),
+            "wm_context": {**self.task.context(self.max_turns), "suite": self.suite, "reward_mode": self.reward_mode},
         }
         return self._obs, info
 
@@ -332,31 +323,9 @@ class MLEEnv(gym.Env[str, str]):
 
     def _reward(self, outcome: Outcome, task: Task) -> tuple[float, list[str], dict]:
         """Reward of the final turn, feedback lines on it, and the board fields for ``info``."""
-        score = outcome.score
-        if score is None:
-            low = task.baseline_score if self.reward_mode == "raw" else 0.0
-            fields = {
-                "percentile": 0.0 if task.boards else None,
-                "position": 0.0 if task.boards else None,
-                "medal": None,
-                "rpg": 0.0,
-            }
-            return (
-                low,
-                [
-                    f"Reward ({self.reward_mode}): {low:.4g} (failed submissions get the lowest reward)"
-                ],
-                fields,
-            )
-        ref = task.rpg_reference
-        fields = {**board_summary(score, task.boards), "rpg": rpg(score, *ref) if ref else None}
-        reward = {
-            "percentile": fields["percentile"],
-            "position": fields["position"],
-            "medal": MEDAL_REWARD.get(fields["medal"], 0.0),
-            "rpg": fields["rpg"] or 0.0,
-            "raw": score,
-        }[self.reward_mode]
+        reward, fields = reward_of(outcome.score, task, self.reward_mode)
+        if outcome.score is None:
+            return reward, [f"Reward ({self.reward_mode}): {reward:.4g} (failed submissions get the lowest reward)"], fields
         lines = []
         if task.boards:
             n = len(task.boards[0])
@@ -364,6 +333,7 @@ class MLEEnv(gym.Env[str, str]):
                 f"Leaderboard ({n} entries): percentile {fields['percentile']:.3f}, position {fields['position']:.3f}, "
                 f"medal {fields['medal'] or 'none'}"
             )
+        ref = task.rpg_reference
         if ref is not None:
             lines.append(
                 f"Relative performance gap: {fields['rpg']:.3f} (sample submission {ref[0]:.4g}, perfect {ref[1]:.4g})"
@@ -371,7 +341,7 @@ class MLEEnv(gym.Env[str, str]):
         else:
             lines.append("Relative performance gap: not available (the sample or the answers cannot be scored)")
         lines.append(f"Reward ({self.reward_mode}): {reward:.4g}")
-        return float(reward), lines, fields
+        return reward, lines, fields
 
 
 class MLEDojoEnv(MLEEnv):

@@ -17,6 +17,7 @@ import pandas as pd
 from wmrl_envs.mle.grading import Answers, check_submission, grade, read_csv_text, submission_cap
 from wmrl_envs.mle.leaderboard import Leaderboard
 from wmrl_envs.mle.metrics import Metric
+from wmrl_envs.sandbox import Limits
 from wmrl_envs.world_models.base import FileSchema, TaskContext
 
 DEFAULT_LIMITS = {"wall_s": 60.0, "cpu_s": 60.0, "memory_mb": 2048}
@@ -77,6 +78,11 @@ class Task:
     grader: Callable[[bytes, pd.DataFrame], float] | None = None
     reference_scores: dict[str, float] = field(default_factory=dict)  # "baseline", "perfect" given by the benchmark
     alignment: str | None = None  # how the grader matches rows: "position" or "id" (DSBench folders)
+
+    def run_limits(self, overrides: dict | None = None) -> Limits:
+        """The sandbox limits of this task's runs, with ``overrides`` (a dict of ``Limits`` fields)."""
+        merged = {**self.limits, **(overrides or {})}
+        return Limits(**{k: (int(v) if k.endswith("_mb") else float(v)) for k, v in merged.items()})
 
     @cached_property
     def sample_bytes(self) -> bytes:

@@ -40,6 +40,8 @@ class TaskContext(TypedDict, total=False):
     submission_columns: list[str]
     limits: dict[str, float]  # wall_s, cpu_s, memory_mb
     max_turns: int
+    suite: str  # the env's suite: "offline", "dsbench" or a data folder's absolute path
+    reward_mode: str  # how the env pays a graded score ("percentile", "rpg", ...)
 
 
 @dataclass(frozen=True)

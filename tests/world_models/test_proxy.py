@@ -1,0 +1,202 @@
+"""The proxy-run world model: its split, its pricing, its failures, in the env and the wrappers.
+
+Most tests drive the model with a recorded executor (canned ``RunResult``s computed by trusted
+test code from the mounted folder); the last ones run real programs in the sandbox.
+"""
+
+from __future__ import annotations
+
+import pickle
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import gymnasium as gym
+import pandas as pd
+import pytest
+
+import wmrl_envs  # noqa: F401
+from wmrl_envs.mle.suites import load_tasks
+from wmrl_envs.sandbox import Executor, Job, RunResult
+from wmrl_envs.world_models import make_world_model
+from wmrl_envs.world_models.factory import check_spec
+from wmrl_envs.world_models.proxy import ProxyRunWorldModel
+from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper
+
+TASK = "titanic"  # the DSBench suite's: 981 train rows (id, sex, age, passengerClass, survived)
+ROWS = 240  # a small proxy keeps its board quick to build
+
+
+class RecordedExecutor(Executor):
+    """Answers each job with ``respond(job)``: a ``RunResult`` built by trusted test code."""
+
+    name = "recorded"
+    isolation = "none"
+
+    def __init__(self, respond: Callable[[Job], RunResult]) -> None:
+        super().__init__(workers=2)
+        self.respond, self.jobs = respond, []
+
+    def run(self, job: Job) -> RunResult:
+        self.jobs.append(job)
+        return self.respond(job)
+
+
+def ok(files: dict[str, bytes] | None = None, cpu_s: float = 1.0, wall_s: float = 1.5) -> RunResult:
+    return RunResult(backend="recorded", isolation="none", exit_code=0, cpu_s=cpu_s, wall_s=wall_s, files=files or {})
+
+
+def answers_of(job: Job) -> bytes:
+    """The proxy's own held-out answers as a submission: the best score there is (test code only)."""
+    return (Path(job.data_dir).parent / "private" / "test_answer.csv").read_bytes()
+
+
+def sample_of(job: Job) -> bytes:
+    return (Path(job.data_dir) / "sample_submission.csv").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def tasks(tmp_path_factory):
+    return load_tasks("dsbench", "all", [TASK], root=tmp_path_factory.mktemp("proxy-cache"), progress=False)
+
+
+@pytest.fixture(scope="module")
+def context(tasks):
+    return {**tasks[TASK].context(), "suite": "dsbench", "reward_mode": "percentile"}
+
+
+def model(tasks, respond: Callable[[Job], RunResult], **kw) -> ProxyRunWorldModel:
+    def answer(job: Job) -> RunResult:
+        return ok() if job.name == "proxy-startup" else respond(job)
+
+    return ProxyRunWorldModel(RecordedExecutor(answer), rows=ROWS, tasks=tasks, **kw)
+
+
+def test_the_proxy_split_holds_public_rows_only_and_its_answers_stay_outside(tasks, context):
+    wm = model(tasks, lambda job: ok({"submission.csv": sample_of(job)}))
+    wm.predict(context, "print('hi')")
+    job = next(j for j in wm.executor.jobs if j.name != "proxy-startup")
+    public = Path(job.data_dir)
+    task = tasks[TASK]
+    train = pd.read_csv(task.public_dir / "train.csv")
+    p_train, p_test = pd.read_csv(public / "train.csv"), pd.read_csv(public / "test.csv")
+    assert len(p_train) + len(p_test) == ROWS
+    assert task.target not in p_test.columns and task.target in p_train.columns
+    # every proxy row is a public train row; none of the task's own test rows is used
+    assert set(p_test[task.id_column]) | set(p_train[task.id_column]) <= set(train[task.id_column])
+    assert not set(p_test[task.id_column]) & set(p_train[task.id_column])
+    assert not any(p.name == "test_answer.csv" for p in public.rglob("*"))
+    truth = pd.read_csv(public.parent / "private" / "test_answer.csv")
+    assert sorted(truth[task.id_column]) == sorted(p_test[task.id_column])
+
+
+def test_perfect_predictions_price_at_the_top_of_the_proxy_board_and_the_sample_at_the_bottom(tasks, context):
+    perfect = model(tasks, lambda job: ok({"submission.csv": answers_of(job)})).predict(context, "x = 1")
+    sample = model(tasks, lambda job: ok({"submission.csv": sample_of(job)})).predict(context, "x = 1")
+    assert perfect.failed is None and perfect.score == pytest.approx(1.0)
+    assert sample.score <= 0.1
+    assert perfect.checks["runs"].p_pass == 1.0 and "accuracy" in perfect.checks["submission"].reason
+
+
+def test_rpg_mode_prices_against_the_proxy_splits_own_sample_and_answers(tasks, context):
+    rpg = {**context, "reward_mode": "rpg"}
+    assert model(tasks, lambda job: ok({"submission.csv": answers_of(job)})).predict(rpg, "x = 1").score == pytest.approx(1.0)
+    assert model(tasks, lambda job: ok({"submission.csv": sample_of(job)})).predict(rpg, "x = 1").score == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    ("result", "reason"),
+    [
+        (RunResult(backend="r", isolation="none", exit_code=1, stderr="Traceback\nKeyError: 'Fare2'"), "KeyError"),
+        (RunResult(backend="r", isolation="none", exit_code=None, timed_out=True, wall_s=60.0), "wall-clock"),
+        (ok({}), "submission"),
+        (ok({"submission.csv": b"id,survived\n1,0\n"}), "rows"),
+    ],
+)
+def test_programs_that_fail_on_the_proxy_score_zero_and_say_why(tasks, context, result, reason):
+    pred = model(tasks, lambda job: result).predict(context, "x = 1")
+    assert pred.failed is None and pred.score == 0.0
+    assert reason.lower() in pred.feedback.lower()
+
+
+def test_a_run_that_would_exceed_the_limits_on_the_full_data_scores_zero(tasks, context):
+    # the full train file has ~5x the proxy's fit rows: 30 CPU-s here is ~150 over the 60 s limit
+    slow = model(tasks, lambda job: ok({"submission.csv": answers_of(job)}, cpu_s=30.0, wall_s=30.0))
+    pred = slow.predict(context, "x = 1")
+    assert pred.score == 0.0 and pred.checks["time"].p_pass == 0.0
+    assert "limits on the full data" in pred.feedback
+    fast = model(tasks, lambda job: ok({"submission.csv": answers_of(job)}, cpu_s=2.0, wall_s=2.0))
+    assert fast.predict(context, "x = 1").checks["time"].p_pass == 1.0
+
+
+def test_invalid_source_is_scored_without_running(tasks, context):
+    wm = model(tasks, lambda job: pytest.fail("an invalid program must not run"))
+    for action in ("def f(:\n", "\x00\x01binary", 42):
+        pred = wm.predict(context, action)
+        assert pred.score == 0.0 and pred.failed is None and pred.checks["runs"].p_pass == 0.0
+
+
+def test_a_sandbox_failure_is_an_explicit_failed_prediction_not_a_reward(tasks, context):
+    pred = model(tasks, lambda job: RunResult(backend="r", isolation="none", error="bwrap: cannot start")).predict(
+        context, "x = 1")
+    assert pred.failed is not None and "bwrap" in pred.failed
+
+
+def test_a_context_it_cannot_resolve_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="suite"):
+        ProxyRunWorldModel(RecordedExecutor(lambda job: ok())).predict({"task_id": TASK}, "x = 1")
+
+
+@pytest.mark.parametrize("kw", [{"rows": 5}, {"rows": True}, {"held_fraction": 0.9}])
+def test_bad_settings_are_refused(kw):
+    with pytest.raises(ValueError, match=next(iter(kw))):
+        ProxyRunWorldModel(**kw)
+
+
+def test_spec_pickling_and_batches_keep_order(tasks, context):
+    assert check_spec("proxy") == "proxy" and isinstance(make_world_model("proxy"), ProxyRunWorldModel)
+    wm = pickle.loads(pickle.dumps(ProxyRunWorldModel(rows=ROWS, tasks=tasks)))
+    assert wm._executor is None  # a copy builds its own executor
+    by_code = model(tasks, lambda job: ok({"submission.csv": answers_of(job) if "good" in job.code else sample_of(job)}))
+    scores = [p.score for p in by_code.predict_batch([context] * 4, ["good = 1", "bad = 1", "good = 2", "bad = 2"])]
+    assert scores[0] == scores[2] == pytest.approx(1.0) and max(scores[1], scores[3]) <= 0.1
+
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (the default sandbox)")
+
+GOOD = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+train, test = pd.read_csv("data/train.csv"), pd.read_csv("data/test.csv")
+def features(df):
+    return pd.DataFrame({"male": (df["sex"] == "male").astype(int), "age": df["age"].fillna(30),
+                         "cls": df["passengerClass"].str[0].astype(int)})
+model = RandomForestClassifier(n_estimators=50, min_samples_leaf=5, random_state=0)
+model.fit(features(train), train["survived"])
+pd.DataFrame({"id": test["id"], "survived": model.predict(features(test))}).to_csv("submission.csv", index=False)
+"""
+CONSTANT = """\
+import pandas as pd
+test = pd.read_csv("data/test.csv")
+pd.DataFrame({"id": test["id"], "survived": 1}).to_csv("submission.csv", index=False)
+"""
+
+
+@needs_bwrap
+def test_in_the_wrappers_real_programs_are_run_on_the_proxy_and_ranked(tmp_path):
+    env = gym.make("WMRL/DSBench-v0", tasks=[TASK], cache_dir=str(tmp_path))
+    wm = ProxyRunWorldModel(rows=ROWS)
+    wrapped = WorldModelWrapper(env, wm)
+    scores = {}
+    for name, code in (("good", GOOD), ("constant", CONSTANT)):
+        _, info = wrapped.reset(seed=0, options={"task_id": TASK})
+        assert info["wm_context"]["suite"] == "dsbench" and info["wm_context"]["reward_mode"] == "rpg"
+        _, reward, done, _, info = wrapped.step(code)
+        assert done and info["reward_source"] == "world_model" and info["cost"]["wm_s"] > 0
+        scores[name] = reward
+    assert scores["good"] > scores["constant"] + 0.2
+    mixed = MixedRewardWrapper(gym.make("WMRL/DSBench-v0", tasks=[TASK], cache_dir=str(tmp_path)), wm, anchor_rate=1.0)
+    mixed.reset(seed=0, options={"task_id": TASK, "group": "g"})
+    _, real, _, _, info = mixed.step(GOOD)
+    assert info["reward_source"] == "real" and info["mixing"]["wm_raw"] == pytest.approx(scores["good"])
+    assert real > 0.2  # the real run of the same program pays too
