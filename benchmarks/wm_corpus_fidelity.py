@@ -161,6 +161,7 @@ def _batched(model: Any) -> Callable:
         memo.update({(r["task_id"], r["code"]): p for r, p in zip(rows, preds)})
 
     predict.prime = prime  # type: ignore[attr-defined]
+    predict.model = model  # type: ignore[attr-defined]
     return predict
 
 
@@ -212,6 +213,8 @@ def main() -> None:
             predict.prime(test, ctx)
         scores, cost = score_all(predict, test, ctx, name)
         figures = {**metrics(scores, test), **cost}
+        if hasattr(predict, "model"):  # one-time seconds per task (a proxy's split and board)
+            figures["setup_s"] = float(getattr(predict.model, "setup_s", 0.0))
         results[name] = {"figures": figures, "ci95": bootstrap(scores, test, args.boot), "scores": scores.tolist()}
     rows_out = []
     for name, res in results.items():

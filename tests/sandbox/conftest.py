@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import pytest
+from procs import host_procs_with  # noqa: F401  (re-exported to the sandbox tests)
 
 from wmrl_envs.sandbox import Limits
 from wmrl_envs.sandbox.bwrap import probe
@@ -35,18 +35,3 @@ def task(tmp_path, token):
     labels = private / f"labels-{token}.csv"
     labels.write_text(f"id,y\n1,{token}\n")
     return public, labels
-
-
-def host_procs_with(token: str) -> list[int]:
-    """Host processes whose command line mentions ``token``."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                if token.encode() in f.read():
-                    found.append(int(name))
-        except OSError:
-            pass
-    return found

@@ -82,9 +82,13 @@ def test_the_proxy_split_holds_public_rows_only_and_its_answers_stay_outside(tas
     p_train, p_test = pd.read_csv(public / "train.csv"), pd.read_csv(public / "test.csv")
     assert len(p_train) + len(p_test) == ROWS
     assert task.target not in p_test.columns and task.target in p_train.columns
-    # every proxy row is a public train row; none of the task's own test rows is used
-    assert set(p_test[task.id_column]) | set(p_train[task.id_column]) <= set(train[task.id_column])
-    assert not set(p_test[task.id_column]) & set(p_train[task.id_column])
+    # the ids are 1..n again (a sample's gaps would tell it from a whole task) ...
+    ids = sorted([*p_train[task.id_column], *p_test[task.id_column]])
+    assert ids == list(range(1, ROWS + 1))
+    # ... and every proxy row is a public train row
+    public_rows = set(map(tuple, train.drop(columns=task.id_column).astype(str).to_numpy()))
+    assert set(map(tuple, p_train.drop(columns=task.id_column).astype(str).to_numpy())) <= public_rows
+    assert f"`train.csv`: {len(p_train)} rows" in (public / "description.md").read_text()
     assert not any(p.name == "test_answer.csv" for p in public.rglob("*"))
     truth = pd.read_csv(public.parent / "private" / "test_answer.csv")
     assert sorted(truth[task.id_column]) == sorted(p_test[task.id_column])
@@ -123,10 +127,38 @@ def test_a_run_that_would_exceed_the_limits_on_the_full_data_scores_zero(tasks, 
     # the full train file has ~5x the proxy's fit rows: 30 CPU-s here is ~150 over the 60 s limit
     slow = model(tasks, lambda job: ok({"submission.csv": answers_of(job)}, cpu_s=30.0, wall_s=30.0))
     pred = slow.predict(context, "x = 1")
-    assert pred.score == 0.0 and pred.checks["time"].p_pass == 0.0
+    assert pred.score == 0.0 and pred.checks["limits"].p_pass == 0.0
     assert "limits on the full data" in pred.feedback
     fast = model(tasks, lambda job: ok({"submission.csv": answers_of(job)}, cpu_s=2.0, wall_s=2.0))
-    assert fast.predict(context, "x = 1").checks["time"].p_pass == 1.0
+    assert fast.predict(context, "x = 1").checks["limits"].p_pass == 1.0
+
+
+def rows_of(job: Job) -> int:
+    return sum(len(pd.read_csv(Path(job.data_dir) / f)) for f in ("train.csv", "test.csv"))
+
+
+@pytest.mark.parametrize(("power", "passes"), [(1, True), (2, False)])
+def test_the_growth_of_cost_with_rows_is_measured_before_extrapolating(tasks, context, power, passes):
+    # 5 CPU-s on the proxy: linear growth stays within the limit, quadratic growth does not; the
+    # linear estimate (~23 s) passes a quarter of the limit, so the program is rerun on half the rows
+    def run(job: Job) -> RunResult:
+        return ok({"submission.csv": answers_of(job)}, cpu_s=1.0 + 4.0 * (rows_of(job) / ROWS) ** power, wall_s=1.0)
+
+    wm = model(tasks, run)
+    pred = wm.predict(context, "x = 1")
+    assert (pred.score > 0.9) is passes and pred.checks["limits"].p_pass == float(passes)
+    assert len([j for j in wm.executor.jobs if j.name != "proxy-startup"]) == 2  # the proxy run and the half run
+    assert pred.cost_s >= 5.0 + 2.0  # both runs are paid for
+
+
+def test_memory_that_grows_quadratically_is_predicted_to_exceed_the_limit(tasks, context):
+    def run(job: Job) -> RunResult:
+        mb = 150 + 300 * (rows_of(job) / ROWS) ** 2
+        return RunResult(backend="recorded", isolation="none", exit_code=0, cpu_s=1.0, wall_s=1.0,
+                         peak_mem_bytes=int(mb * 2**20), files={"submission.csv": answers_of(job)})
+
+    pred = model(tasks, run).predict(context, "x = 1")
+    assert pred.score == 0.0 and "MB" in pred.checks["limits"].reason
 
 
 def test_invalid_source_is_scored_without_running(tasks, context):
@@ -147,7 +179,7 @@ def test_a_context_it_cannot_resolve_is_a_clear_error():
         ProxyRunWorldModel(RecordedExecutor(lambda job: ok())).predict({"task_id": TASK}, "x = 1")
 
 
-@pytest.mark.parametrize("kw", [{"rows": 5}, {"rows": True}, {"held_fraction": 0.9}])
+@pytest.mark.parametrize("kw", [{"rows": 30}, {"rows": True}, {"held_fraction": 0.9}])
 def test_bad_settings_are_refused(kw):
     with pytest.raises(ValueError, match=next(iter(kw))):
         ProxyRunWorldModel(**kw)

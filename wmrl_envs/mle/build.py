@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import math
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -228,6 +229,8 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42, max
             raise ValueError(f"{train_name} lacks the target column(s) {cols}")
         label = target if target in train.columns else (cols[0] if len(cols) == 1 else None)
         fit, held = _split(train, label, task.task_type, fraction, seed)
+        if _dense_ids(task, train_name, test_name):
+            fit, held = _renumbered(fit, held, task.id_column, seed)
         truth = held[[task.id_column]].copy()
         for c in cols:
             truth[c] = (
@@ -242,10 +245,36 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42, max
         _write_csv(fit, public / train_name)
         _write_csv(held.drop(columns=drop), public / test_name)
         _write_csv(sample, public / task.sample_name)
-        (public / "description.md").write_text(task.description)
+        (public / "description.md").write_text(_restated(task.description, {train_name: len(fit), test_name: len(held)}))
         _write_csv(truth, private / "test_answer.csv")
 
     return _atomic_build(dest, write)
+
+
+def _dense_ids(task: Task, train_name: str, test_name: str) -> bool:
+    """Whether the ids of the train and test files together are exactly ``1..N`` (the embedded
+    suites' layout), which a carved split's ids must then also be."""
+    ids = pd.concat([pd.read_csv(task.public_dir / n, usecols=[task.id_column])[task.id_column]
+                     for n in (train_name, test_name)])
+    if not pd.api.types.is_integer_dtype(ids):
+        return False
+    return bool(np.array_equal(np.sort(ids.to_numpy()), np.arange(1, len(ids) + 1)))
+
+
+def _renumbered(fit: pd.DataFrame, held: pd.DataFrame, id_column: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fresh ids ``1..n`` over both parts, in a seeded random order, each part sorted by id: a
+    split carved from a sample must not be told from a whole task by the gaps in its ids."""
+    ids = np.random.default_rng(seed).permutation(len(fit) + len(held)) + 1
+    fit, held = fit.assign(**{id_column: ids[: len(fit)]}), held.assign(**{id_column: ids[len(fit):]})
+    return _by_id(fit, id_column), _by_id(held, id_column)
+
+
+def _restated(description: str, rows: dict[str, int]) -> str:
+    """The task page with each file's stated row count ("train.csv: 4875 rows", names in backticks) made the
+    carved file's."""
+    for name, n in rows.items():
+        description = re.sub(rf"(`{re.escape(name)}`: )\d+( rows)", rf"\g<1>{n}\g<2>", description)
+    return description
 
 
 def carved_task(task: Task, dest: Path, fraction: float, seed: int, max_rows: int | None = None) -> Task | None:

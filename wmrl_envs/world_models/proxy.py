@@ -6,28 +6,34 @@ sample of ``rows`` of them, ``held_fraction`` held out as the proxy's test rows 
 targets). The submission is graded by the task's own grader against those held-out targets, which
 stay outside the sandbox like the env's answers, and the proxy score is priced the way the env pays
 (``context["reward_mode"]``: the leaderboard percentile, DSBench's RPG, ...). The task's private
-answers are never read.
+answers are never read. The split looks like a whole task from inside: its page states its own row
+counts, its ids are ``1..n`` where the task's are, and its folder is named like a task's.
 
-What it cannot see, by construction:
+Limits of the method:
 
-- what only the full data causes (memory; run time is extrapolated from the proxy run, linearly in
-  the number of train rows above a fixed start-up cost, and a run predicted past the task's CPU or
-  wall limit scores 0);
-- the gain of fitting on all rows rather than a sample (a monotone bias that Online Debiasing maps
-  away);
-- a program that behaves differently when it sees fewer rows than the task page states.
+- Full-data failures are extrapolated, not observed. CPU, wall time and peak memory are scaled to
+  the full data (:meth:`ProxyRunWorldModel._limits_check`), and a run predicted past a limit
+  scores 0.
+- A sample fits worse than all rows. This is a monotone bias, which Online Debiasing maps away.
+- A program can always tell the proxy from the real run: the task page it was shown states the full
+  row counts. A policy that learns to behave differently there is caught only by the anchors (the
+  real runs) and the exploitation monitor.
+- The proxy's held-out rows are the same for every program. Over a long run, a policy could overfit
+  them, as it could a public leaderboard.
 
-Cost: one sandboxed run on ``rows`` rows per program; ``Prediction.cost_s`` is its CPU seconds
-plus the grading. Once per task, the proxy split is carved and the task's reference population
-(the one behind its leaderboard) is fitted on it, so that a proxy score is priced on a board of the
-same solutions on the same rows (``setup_s`` adds these one-time seconds up). It pays off where the real run is long (large data, many folds, big models) and
-not where interpreter start-up dominates (the embedded suites' small tables: see the README).
+Cost: one sandboxed run on ``rows`` rows per program (two when the resource check reruns it);
+``Prediction.cost_s`` is their CPU seconds plus the grading. Once per task, the proxy split is
+carved and the task's reference population (the one behind its leaderboard) is fitted on it, so
+that a proxy score is priced on a board of the same solutions on the same rows; ``setup_s`` adds
+these one-time seconds up. It pays off where the real run is long (large data, many folds, big
+models), not where interpreter start-up dominates (the embedded suites' small tables: README).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 import threading
 import time
@@ -40,12 +46,22 @@ from wmrl_envs.world_models.base import Prediction, Verdict
 
 if TYPE_CHECKING:
     from wmrl_envs.mle.task import Task
-    from wmrl_envs.sandbox import Executor, Limits, RunResult
+    from wmrl_envs.sandbox import Executor, Job, Limits, RunResult
 
 # What a program pays before it touches its data: the interpreter and the usual imports.
 _STARTUP_PROGRAM = "import numpy, pandas, sklearn.ensemble, sklearn.linear_model, sklearn.model_selection\n"
 _BOARD_MODES = ("percentile", "position", "medal")
 _PAID_MODES = (*_BOARD_MODES, "rpg")
+_GROWTH_CHECK = 0.25  # a linear estimate past this share of a limit: rerun on half the rows
+
+
+@dataclasses.dataclass
+class _Pending:
+    code: str
+    task: Task
+    proxy: Task
+    mode: str
+    future: Future[RunResult]
 
 
 class ProxyRunWorldModel:
@@ -71,16 +87,16 @@ class ProxyRunWorldModel:
         tasks: Mapping[str, Task] | None = None,
         workers: int | None = None,
     ) -> None:
-        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 20:
-            raise ValueError(f"rows must be an int >= 20 (proxy train rows), got {rows!r}")
+        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 40:
+            raise ValueError(f"rows must be an int >= 40 (proxy train rows), got {rows!r}")
         if not 0.05 <= held_fraction <= 0.5:
             raise ValueError(f"held_fraction must lie in [0.05, 0.5], got {held_fraction!r}")
         self.rows, self.held_fraction, self.seed = rows, float(held_fraction), int(seed)
         self._executor_arg, self._workers = executor, workers
         self._executor: Executor | None = None if isinstance(executor, str) else executor
         self._tasks: dict[str, Task] = dict(tasks or {})
-        self._proxies: dict[tuple[str, bool], Task | None] = {}  # (task id, with board) -> proxy
-        self._startup_cpu_s: float | None = None
+        self._splits: dict[tuple[str, int, bool], Task | None] = {}  # (task id, rows, with board)
+        self._startup_run: RunResult | None = None
         self.setup_s = 0.0  # one-time seconds per task (proxy split, its board): not in any cost_s
         self._lock = threading.Lock()
 
@@ -122,16 +138,14 @@ class ProxyRunWorldModel:
             if isinstance(item, Prediction):
                 out.append(item)
                 continue
-            task, proxy, mode, future = item
             start = time.perf_counter()
-            pred = self._judge(task, proxy, mode, future.result())
+            pred = self._judge(item, item.future.result())
             pred.cost_s += time.perf_counter() - start
             out.append(pred)
         return out
 
-    def _submit(self, context: Mapping[str, Any], action: Any) -> Prediction | tuple[Task, Task, str, Future[RunResult]]:
+    def _submit(self, context: Mapping[str, Any], action: Any) -> Prediction | _Pending:
         from wmrl_envs.mle.env import check_code
-        from wmrl_envs.sandbox import Job
 
         problem = check_code(action)
         if problem:
@@ -140,52 +154,65 @@ class ProxyRunWorldModel:
         mode = context.get("reward_mode") or ("percentile" if task.boards else "rpg")
         if mode not in _PAID_MODES:  # "raw" pays the metric itself, which need not lie in [0, 1]
             mode = "percentile" if task.boards else "rpg"
-        proxy = self._proxy(task, board=mode in _BOARD_MODES)
+        proxy = self._split(task, self.rows, board=mode in _BOARD_MODES)
         self._startup(task.run_limits())
         if proxy is None:
             return Prediction.failure(f"task {task.id} has no train file with its targets to carve a proxy split from")
-        job = Job(code=action, data_dir=proxy.public_dir, collect=("submission.csv",), limits=task.run_limits(),
-                  name=f"proxy-{task.id}", collect_max_bytes=proxy.max_submission_bytes)
-        return task, proxy, mode, self.executor.submit(job)
+        return _Pending(action, task, proxy, mode, self.executor.submit(_job(action, task, proxy)))
 
-    def _judge(self, task: Task, proxy: Task, mode: str, result: RunResult) -> Prediction:
+    def _judge(self, item: _Pending, result: RunResult) -> Prediction:
         """The prediction from the proxy run's result."""
         from wmrl_envs.mle.grading import InvalidSubmission
         from wmrl_envs.mle.reward import reward_of
 
-        cost = float(result.cpu_s if result.cpu_s is not None else result.wall_s)
+        cost = _cpu(result)
         if result.error is not None:
             return Prediction.failure(f"the sandbox failed on the proxy run: {result.error}", cost)
         runs = Verdict(1.0 if result.ok else 0.0, _run_line(result))
         if not result.ok:
             return _scored(0.0, {"runs": runs}, f"the program failed on the proxy split: {runs.reason}", cost)
         try:
-            score = proxy.grade(result.files.get("submission.csv"), result.refused.get("submission.csv"))
+            score = item.proxy.grade(result.files.get("submission.csv"), result.refused.get("submission.csv"))
         except InvalidSubmission as e:
             return _scored(0.0, {"runs": runs, "submission": Verdict(0.0, str(e))},
                            f"its submission is invalid on the proxy split: {e}", cost)
-        checks = {"runs": runs, "submission": Verdict(1.0, f"proxy {task.metric.name} {score:.6g}")}
-        slow = self._time_check(task, proxy, result)
-        checks["time"] = slow
-        if slow.p_pass == 0.0:
-            return _scored(0.0, checks, slow.reason, cost)
-        reward, _ = reward_of(score, proxy, mode)
-        reward = min(1.0, max(0.0, reward))
-        return _scored(reward, checks, f"proxy {task.metric.name} {score:.6g} -> {mode} {reward:.3f}", cost)
+        limits, spent = self._limits_check(item, result)
+        checks = {"runs": runs, "submission": Verdict(1.0, f"proxy {item.task.metric.name} {score:.6g}"),
+                  "limits": limits}
+        if limits.p_pass == 0.0:
+            return _scored(0.0, checks, limits.reason, cost + spent)
+        reward = min(1.0, max(0.0, reward_of(score, item.proxy, item.mode)[0]))
+        why = f"proxy {item.task.metric.name} {score:.6g} -> {item.mode} {reward:.3f}"
+        return _scored(reward, checks, why, cost + spent)
 
-    def _time_check(self, task: Task, proxy: Task, result: RunResult) -> Verdict:
-        """Whether the run, extrapolated to the full train file, stays within the task's limits."""
+    def _limits_check(self, item: _Pending, result: RunResult) -> tuple[Verdict, float]:
+        """Whether the run, extrapolated to the full data, stays within the task's limits, and the
+        CPU seconds this check spent.
+
+        Each resource (CPU, wall, peak memory) above the start-up program's is scaled by
+        ``(rows_full / rows_proxy) ** k``. ``k`` is 1 unless that linear estimate passes a quarter
+        of a limit; then the program runs again on half the proxy's rows and ``k`` is fitted from
+        the two runs (clamped to [1, 3]), so that quadratic memory and cubic time are seen as such."""
+        task, proxy = item.task, item.proxy
         limits = task.run_limits()
-        full = _train_rows(task)
-        fit = max(1, _train_rows(proxy))
-        start = min(self._startup(limits), result.cpu_s or 0.0)
-        scale = max(1.0, full / fit)
-        cpu = start + ((result.cpu_s or 0.0) - start) * scale
-        wall = result.wall_s * scale
-        if cpu > limits.cpu_s or wall > limits.wall_s:
-            return Verdict(0.0, f"predicted to exceed the limits on the full data ({full} train rows): "
-                                f"~{cpu:.0f} CPU-s of {limits.cpu_s:g}, ~{wall:.0f} s of {limits.wall_s:g}")
-        return Verdict(1.0, f"~{cpu:.1f} CPU-s predicted on the full data")
+        caps = {"CPU-s": limits.cpu_s, "wall s": limits.wall_s, "MB": float(limits.memory_mb)}
+        base, used = _usage(self._startup(limits)), _usage(result)
+        n_full, n_proxy = _rows(task), max(1, _rows(proxy))
+        k, spent = dict.fromkeys(used, 1.0), 0.0
+        if any(_grown(used[r], base[r], n_full / n_proxy, 1.0) > _GROWTH_CHECK * caps[r] for r in used):
+            half = self._split(task, max(40, self.rows // 2), board=False)
+            again = self.executor.submit(_job(item.code, task, half)).result() if half is not None else None
+            if again is not None:
+                spent = _cpu(again)
+                if again.ok:
+                    small = _usage(again)
+                    k = {r: _exponent(used[r] - base[r], small[r] - base[r], n_proxy / max(1, _rows(half)))
+                         for r in used}
+        est = {r: _grown(used[r], base[r], n_full / n_proxy, k[r]) for r in used}
+        text = ", ".join(f"~{est[r]:.0f} of {caps[r]:g} {r}" for r in used)
+        if any(est[r] > caps[r] for r in used):
+            return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {text}"), spent
+        return Verdict(1.0, f"predicted on the full data ({n_full} rows): {text}"), spent
 
     # ---- tasks and proxy splits -------------------------------------------------------------
 
@@ -203,32 +230,40 @@ class ProxyRunWorldModel:
         with self._lock:
             return self._tasks.setdefault(task_id, task)
 
-    def _proxy(self, task: Task, board: bool) -> Task | None:
-        """``task``'s proxy split (carved once), with its proxy board where ``board``."""
-        key = (task.id, board and bool(task.boards))
+    def _split(self, task: Task, rows: int, board: bool) -> Task | None:
+        """``task`` on a split of ``rows`` train rows (carved once), with its proxy board where
+        ``board``; its folder sits beside the task's own and is named like one."""
+        key = (task.id, rows, board and bool(task.boards))
         with self._lock:
-            if key not in self._proxies:
+            if key not in self._splits:
                 start = time.perf_counter()
                 from wmrl_envs.mle.build import cache_dir, carved_task
 
-                spec = f"{task.public_dir.resolve()}|{self.rows}|{self.held_fraction}|{self.seed}"
-                name = f"proxy-{hashlib.sha256(spec.encode()).hexdigest()[:12]}"
-                dest = task.work_dir / name if task.work_dir else cache_dir() / "proxy" / f"{task.id}-{name}"
-                proxy = carved_task(task, dest, self.held_fraction, self.seed, self.rows)
-                if proxy is not None and key[1]:
-                    proxy = dataclasses.replace(proxy, board_paths=(_proxy_board(proxy, dest / "board.csv"),))
-                self._proxies[key] = proxy
+                spec = f"{task.public_dir.resolve()}|{rows}|{self.held_fraction}|{self.seed}"
+                name = f"{task.id}-{hashlib.sha256(spec.encode()).hexdigest()[:12]}"
+                dest = (task.work_dir.parent if task.work_dir else cache_dir() / "mle" / "tasks") / name
+                split = carved_task(task, dest, self.held_fraction, self.seed, rows)
+                if split is not None and key[2]:
+                    split = dataclasses.replace(split, board_paths=(_proxy_board(split, dest.with_suffix(".board.csv")),))
+                self._splits[key] = split
                 self.setup_s += time.perf_counter() - start
-            return self._proxies[key]
+            return self._splits[key]
 
-    def _startup(self, limits: Limits) -> float:
-        """CPU seconds of a program that only imports the usual libraries (measured once)."""
-        if self._startup_cpu_s is None:
+    def _startup(self, limits: Limits) -> RunResult:
+        """The run of a program that only imports the usual libraries (measured once)."""
+        if self._startup_run is None:
             from wmrl_envs.sandbox import Job
 
-            r = self.executor.run(Job(code=_STARTUP_PROGRAM, collect=(), limits=limits, name="proxy-startup"))
-            self._startup_cpu_s = float(r.cpu_s or 0.0) if r.ok else 0.0
-        return self._startup_cpu_s
+            self._startup_run = self.executor.run(Job(code=_STARTUP_PROGRAM, collect=(), limits=limits,
+                                                      name="proxy-startup"))
+        return self._startup_run
+
+
+def _job(code: str, task: Task, split: Task) -> Job:
+    from wmrl_envs.sandbox import Job
+
+    return Job(code=code, data_dir=split.public_dir, collect=("submission.csv",), limits=task.run_limits(),
+               name=task.id, collect_max_bytes=split.max_submission_bytes)
 
 
 def _proxy_board(proxy: Task, path: Path) -> Path:
@@ -249,23 +284,45 @@ def _proxy_board(proxy: Task, path: Path) -> Path:
     return path
 
 
+def _usage(result: RunResult) -> dict[str, float]:
+    """CPU-s, wall s and peak MB of a run (0 where it was not measured)."""
+    return {"CPU-s": float(result.cpu_s or 0.0), "wall s": float(result.wall_s),
+            "MB": float(result.peak_mem_bytes or 0) / 2**20}
+
+
+def _grown(used: float, base: float, scale: float, k: float) -> float:
+    """``used`` with its part above ``base`` scaled by ``scale ** k``."""
+    base = min(base, used)
+    return base + (used - base) * scale**k
+
+
+def _exponent(large: float, small: float, ratio: float) -> float:
+    """The growth exponent from two runs ``ratio`` times apart in rows, clamped to [1, 3]."""
+    if large <= 0 or small <= 0 or ratio <= 1:
+        return 1.0
+    return min(3.0, max(1.0, math.log(large / small) / math.log(ratio)))
+
+
+def _cpu(result: RunResult) -> float:
+    return float(result.cpu_s if result.cpu_s is not None else result.wall_s)
+
+
 def _scored(score: float, checks: dict[str, Verdict], why: str, cost_s: float = 0.0) -> Prediction:
     text = f"Predicted by a proxy run on a sample of the train file: score {score:.3f}: {why}"
     return Prediction(score, checks, text, cost_s)
 
 
-def _train_rows(task: Task) -> int:
-    name = task.train_file
-    return int(task.files[name]["n_rows"]) if name and name in task.files else 0
+def _rows(task: Task) -> int:
+    """Rows of the train and test files together (what a program's cost grows with)."""
+    return sum(int(task.files[n]["n_rows"]) for n in (task.train_file, task.test_file) if n and n in task.files)
 
 
 def _run_line(result: RunResult) -> str:
+    from wmrl_envs.mle.render import sanitize
+
     if result.ok:
         return f"ran in {result.wall_s:.1f} s"
     what = ("wall-clock limit" if result.timed_out else "CPU limit" if result.cpu_limit_hit
             else "memory limit" if result.oom_killed else f"exit code {result.exit_code}")
-    from wmrl_envs.mle.render import sanitize
-
     tail = result.stderr.strip().splitlines()[-1:] if result.stderr else []
     return what + (f": {sanitize(tail[0], oneline=True)[:200]}" if tail else "")
-
