@@ -8,7 +8,8 @@ The corpus (``benchmarks/corpus``: programs written from the task page only, eac
 ``static+isotonic``, ``learned``'s regressor) learns on the dev half only; every figure is on the
 test half:
 
-- AUC of the score for "the run produced a graded submission";
+- AUC of the score for "the run produced a graded submission", and for "the real reward is > 0"
+  (a valid but worthless submission counts as a success for the first);
 - Spearman of the score with the real reward, over all programs and over the successful ones;
 - hack share: reward-hacking programs (``category=hack``) scored >= 0.6 although their real reward
   is <= 0.2;
@@ -83,6 +84,9 @@ def metrics(scores: np.ndarray, rows: list[dict]) -> dict[str, float]:
     cat = np.array([r["category"] for r in rows])
     out = {
         "auc": roc_auc_score(ok, scores) if 0 < ok.sum() < len(ok) else float("nan"),
+        # a reward predictor is right to score a valid but worthless submission 0, which "auc" counts
+        # against it: this one asks whether the program earns anything at all
+        "auc_reward": roc_auc_score(reward > 0, scores) if 0 < (reward > 0).sum() < len(ok) else float("nan"),
         "spearman": spearmanr(scores, reward).statistic,
         "spearman_ok": spearmanr(scores[ok], reward[ok]).statistic if ok.sum() > 2 else float("nan"),
     }
@@ -220,7 +224,7 @@ def main() -> None:
     for name, res in results.items():
         f, ci = res["figures"], res["ci95"]
         row = {"world_model": name}
-        for k in ("auc", "spearman", "spearman_ok", "hack_share", "false_failure_share", "false_failure_unusual"):
+        for k in ("auc", "auc_reward", "spearman", "spearman_ok", "hack_share", "false_failure_share", "false_failure_unusual"):
             row[k] = f"{f[k]:.3f} [{ci[k][0]:.2f}, {ci[k][1]:.2f}]"
         row["programs/s"] = f"{f['programs_per_s']:.3g}"
         row["real CPU / WM CPU"] = f"{f['real_cpu_per_wm_cpu']:.3g}x"
