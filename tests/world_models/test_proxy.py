@@ -151,6 +151,19 @@ def test_the_growth_of_cost_with_rows_is_measured_before_extrapolating(tasks, co
     assert pred.cost_s >= 5.0 + 2.0  # both runs are paid for
 
 
+def test_the_growth_rerun_halves_the_rows_also_when_the_train_file_is_smaller_than_rows(tasks, context):
+    seen = []
+
+    def run(job: Job) -> RunResult:
+        seen.append(rows_of(job))
+        return ok({"submission.csv": sample_of(job)}, cpu_s=40.0, wall_s=1.0)
+
+    wm = ProxyRunWorldModel(RecordedExecutor(lambda job: ok() if job.name == "proxy-startup" else run(job)),
+                            rows=5000, tasks=tasks)  # more rows than titanic's 981: the proxy takes them all
+    wm.predict({**context, "reward_mode": "rpg"}, "x = 1")
+    assert seen[0] == 981 and abs(seen[1] - 981 // 2) <= 1
+
+
 def test_memory_that_grows_quadratically_is_predicted_to_exceed_the_limit(tasks, context):
     def run(job: Job) -> RunResult:
         mb = 150 + 300 * (rows_of(job) / ROWS) ** 2

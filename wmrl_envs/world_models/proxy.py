@@ -200,7 +200,7 @@ class ProxyRunWorldModel:
         n_full, n_proxy = _rows(task), max(1, _rows(proxy))
         k, spent = dict.fromkeys(used, 1.0), 0.0
         if any(_grown(used[r], base[r], n_full / n_proxy, 1.0) > _GROWTH_CHECK * caps[r] for r in used):
-            half = self._split(task, max(40, self.rows // 2), board=False)
+            half = self._split(task, max(40, n_proxy // 2), board=False)
             again = self.executor.submit(_job(item.code, task, half)).result() if half is not None else None
             if again is not None:
                 spent = _cpu(again)
