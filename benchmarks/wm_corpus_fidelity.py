@@ -28,6 +28,7 @@ import json
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -154,15 +155,14 @@ def world_models(names: list[str], dev: list[dict], ctx: dict[str, dict]) -> dic
 
 def _batched(model: Any) -> Callable:
     """A ``predict`` that sends the programs of a scoring pass to ``model.predict_batch`` at once
-    (a model that runs programs runs them on all its workers) and hands them out in order."""
-    memo: dict[tuple[str, str], Any] = {}
+    (a model that runs programs runs them on all its workers) and hands them out in the same order."""
+    queue: deque = deque()
 
     def predict(context: dict, code: str) -> Any:
-        return memo.pop((context["task_id"], code))
+        return queue.popleft()
 
     def prime(rows: list[dict], ctx: dict[str, dict]) -> None:
-        preds = model.predict_batch([ctx[r["task_id"]] for r in rows], [r["code"] for r in rows])
-        memo.update({(r["task_id"], r["code"]): p for r, p in zip(rows, preds)})
+        queue.extend(model.predict_batch([ctx[r["task_id"]] for r in rows], [r["code"] for r in rows]))
 
     predict.prime = prime  # type: ignore[attr-defined]
     predict.model = model  # type: ignore[attr-defined]

@@ -216,6 +216,8 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42, max
 
     def write(tmp: Path) -> None:
         train = pd.read_csv(task.public_dir / train_name, low_memory=False)
+        dense = task.id_column in train.columns and _dense_ids(train[task.id_column], task.public_dir / test_name,
+                                                               task.id_column)
         if max_rows is not None and len(train) > max_rows:
             train = train.sample(n=max_rows, random_state=seed).sort_index()
         cols, target = task.prediction_columns, task.target
@@ -229,7 +231,7 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42, max
             raise ValueError(f"{train_name} lacks the target column(s) {cols}")
         label = target if target in train.columns else (cols[0] if len(cols) == 1 else None)
         fit, held = _split(train, label, task.task_type, fraction, seed)
-        if _dense_ids(task, train_name, test_name):
+        if dense:
             fit, held = _renumbered(fit, held, task.id_column, seed)
         truth = held[[task.id_column]].copy()
         for c in cols:
@@ -251,11 +253,10 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42, max
     return _atomic_build(dest, write)
 
 
-def _dense_ids(task: Task, train_name: str, test_name: str) -> bool:
-    """Whether the ids of the train and test files together are exactly ``1..N`` (the embedded
-    suites' layout), which a carved split's ids must then also be."""
-    ids = pd.concat([pd.read_csv(task.public_dir / n, usecols=[task.id_column])[task.id_column]
-                     for n in (train_name, test_name)])
+def _dense_ids(train_ids: pd.Series, test_file: Path, id_column: str) -> bool:
+    """Whether the ids of the train file and the test file together are exactly ``1..N`` (the
+    embedded suites' layout), which a carved split's ids must then also be."""
+    ids = pd.concat([train_ids, pd.read_csv(test_file, usecols=[id_column])[id_column]])
     if not pd.api.types.is_integer_dtype(ids):
         return False
     return bool(np.array_equal(np.sort(ids.to_numpy()), np.arange(1, len(ids) + 1)))

@@ -6,25 +6,17 @@ from wmrl_envs.mle.leaderboard import MEDAL_REWARD, board_summary, rpg
 from wmrl_envs.mle.task import Task
 
 
-def failed_fields(task: Task) -> dict:
-    """The board fields of a run that produced no graded submission."""
-    board = 0.0 if task.boards else None
-    return {"percentile": board, "position": board, "medal": None, "rpg": 0.0}
-
-
-def score_fields(score: float, task: Task) -> dict:
-    """Percentile, position, medal (None without boards) and DSBench's RPG (None without references)."""
-    ref = task.rpg_reference
-    return {**board_summary(score, task.boards), "rpg": rpg(score, *ref) if ref else None}
-
-
 def reward_of(score: float | None, task: Task, mode: str) -> tuple[float, dict]:
-    """``(reward, fields)`` of a final-turn ``score`` (None: the run failed) under ``mode``.
+    """``(reward, fields)`` of a final-turn ``score`` (None: the run failed) under ``mode``; the
+    fields are the percentile, position and medal (None without boards) and DSBench's RPG.
 
     A failure pays the lowest reward: 0, or in ``raw`` mode the sample submission's score."""
     if score is None:
-        return (task.baseline_score if mode == "raw" else 0.0), failed_fields(task)
-    fields = score_fields(score, task)
+        board = 0.0 if task.boards else None
+        fields = {"percentile": board, "position": board, "medal": None, "rpg": 0.0}
+        return (task.baseline_score if mode == "raw" else 0.0), fields
+    ref = task.rpg_reference
+    fields = {**board_summary(score, task.boards), "rpg": rpg(score, *ref) if ref else None}
     reward = {
         "percentile": fields["percentile"],
         "position": fields["position"],

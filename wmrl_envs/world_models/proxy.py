@@ -151,8 +151,8 @@ class ProxyRunWorldModel:
         if problem:
             return _scored(0.0, {"runs": Verdict(0.0, problem)}, f"the program cannot run: {problem}")
         task = self._task(context)
-        mode = context.get("reward_mode") or ("percentile" if task.boards else "rpg")
-        if mode not in _PAID_MODES:  # "raw" pays the metric itself, which need not lie in [0, 1]
+        mode = context.get("reward_mode")
+        if mode not in _PAID_MODES:  # unnamed, or "raw": the metric itself need not lie in [0, 1]
             mode = "percentile" if task.boards else "rpg"
         proxy = self._split(task, self.rows, board=mode in _BOARD_MODES)
         self._startup(task.run_limits())
@@ -168,7 +168,7 @@ class ProxyRunWorldModel:
         cost = _cpu(result)
         if result.error is not None:
             return Prediction.failure(f"the sandbox failed on the proxy run: {result.error}", cost)
-        runs = Verdict(1.0 if result.ok else 0.0, _run_line(result))
+        runs = Verdict(1.0 if result.ok else 0.0, _run_line(result, item.task.run_limits()))
         if not result.ok:
             return _scored(0.0, {"runs": runs}, f"the program failed on the proxy split: {runs.reason}", cost)
         try:
@@ -317,12 +317,9 @@ def _rows(task: Task) -> int:
     return sum(int(task.files[n]["n_rows"]) for n in (task.train_file, task.test_file) if n and n in task.files)
 
 
-def _run_line(result: RunResult) -> str:
-    from wmrl_envs.mle.render import sanitize
+def _run_line(result: RunResult, limits: Limits) -> str:
+    """The env's one line on how the run ended, and the last line of a failed run's stderr."""
+    from wmrl_envs.mle.render import run_summary, sanitize
 
-    if result.ok:
-        return f"ran in {result.wall_s:.1f} s"
-    what = ("wall-clock limit" if result.timed_out else "CPU limit" if result.cpu_limit_hit
-            else "memory limit" if result.oom_killed else f"exit code {result.exit_code}")
-    tail = result.stderr.strip().splitlines()[-1:] if result.stderr else []
-    return what + (f": {sanitize(tail[0], oneline=True)[:200]}" if tail else "")
+    tail = result.stderr.strip().splitlines()[-1:] if result.stderr and not result.ok else []
+    return run_summary(result, limits) + (f": {sanitize(tail[0], oneline=True)[:200]}" if tail else "")
