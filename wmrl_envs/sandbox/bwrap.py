@@ -25,6 +25,7 @@ from pathlib import Path
 
 from . import hidden, identity, procfs, program, seccomp
 from .base import Executor, Job, Limits, MiB, RunResult
+from .cgroups import RunCgroup
 from .supervise import supervise
 from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir, default_base
 
@@ -131,6 +132,9 @@ class _BwrapLauncher:
         roots = [pid] + ([int(info["child-pid"])] if info.get("child-pid") else [])
         return procfs.Tree(roots, pidns=info.get("pid-namespace"))
 
+    def leader(self, proc: subprocess.Popen, info: Mapping, cg: RunCgroup | None) -> subprocess.Popen:
+        return proc
+
 
 class BwrapExecutor(Executor):
     """Runs each job in a fresh bubblewrap sandbox (see the module docstring).
@@ -196,6 +200,9 @@ class BwrapExecutor(Executor):
     def _binds(self) -> list[tuple[Path, Path]]:
         return [(self._source(r), r) for r in self.roots] + list(self._code_only.binds)
 
+    def _launcher(self, options: functools.partial, env: dict[str, str], cmd: list[str], job: Job, limits: Limits):
+        return _BwrapLauncher(options, env, cmd)
+
     def run(self, job: Job) -> RunResult:
         limits = job.limits or self.limits
         result = RunResult(backend=self.name, isolation=self.isolation)
@@ -206,7 +213,7 @@ class BwrapExecutor(Executor):
             cmd = program.command(job, self.python, SANDBOX_PROGRAM)
             data = self._source(rundir.data_dir) if rundir.data_dir else rundir.workspace / "data"
             options = functools.partial(bwrap_args, rundir, self._binds(), data, self.hide)
-            launcher = _BwrapLauncher(options, env, cmd)
+            launcher = self._launcher(options, env, cmd, job, limits)
             result.seccomp = launcher.seccomp_fd is not None
             result.host_uid = self.identity.uid if self.identity else os.getuid()
             result.workspace_limit = rundir.limit_kind

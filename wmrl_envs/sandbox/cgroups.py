@@ -275,10 +275,11 @@ class RunCgroup:
                 key = next(iter(h.controllers))
                 (_under(str(h.mount), h.root, home[key]) / "tasks").write_text("0")
 
-    def add(self, pid: int) -> None:
-        """Move ``pid`` into every group it did not inherit from ``spawning``."""
+    def add(self, pid: int, spawned: bool = True) -> None:
+        """Move ``pid`` into every group it did not inherit from ``spawning`` (every group, for
+        a process not started inside that block: ``spawned=False``)."""
         for h, d in self.dirs.items():
-            if h not in self._inherited:
+            if not spawned or h not in self._inherited:
                 (d / "cgroup.procs").write_text(str(pid))
 
     def pids(self) -> list[int]:

@@ -8,11 +8,13 @@ user can (labels included) and reach the network. It reports ``isolation="none"`
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import Mapping
 
 from . import procfs, program
 from .base import Executor, Job, Limits, MiB, RunResult
+from .cgroups import RunCgroup
 from .supervise import supervise
 from .workspace import RunDir
 
@@ -37,6 +39,9 @@ class _LocalLauncher:
 
     def tree(self, pid: int, info: Mapping) -> procfs.Tree:
         return procfs.Tree([pid])
+
+    def leader(self, proc: subprocess.Popen, info: Mapping, cg: RunCgroup | None) -> subprocess.Popen:
+        return proc
 
 
 class LocalExecutor(Executor):

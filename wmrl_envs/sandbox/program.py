@@ -33,6 +33,9 @@ def environment(limits: Limits, *, path: str, tmp: str) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
         "MPLBACKEND": "Agg",
+        # pyarrow (under pandas 3) starts a jemalloc thread at import: none, so that a process
+        # that imported pandas can be forked safely (the warm backend's zygote).
+        "JE_ARROW_MALLOC_CONF": "background_thread:false",
     }
     env.update({v: str(limits.threads) for v in THREAD_VARS})
     return env

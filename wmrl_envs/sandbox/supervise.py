@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import IO, Protocol
 
 from . import identity, procfs
 from .base import Limits, MiB, RunResult
@@ -57,6 +57,22 @@ class Launcher(Protocol):
     def tree(self, pid: int, info: Mapping) -> procfs.Tree:
         """How to find the run's processes when there is no cgroup."""
         ...
+
+    def leader(self, proc: subprocess.Popen, info: Mapping, cg: RunCgroup | None) -> Leader:
+        """The process whose exit ends the run, started once the gate is open: ``proc`` itself,
+        or (warm backend) a process joined to the sandbox ``proc`` built. Raises OSError if it
+        could not start."""
+        ...
+
+
+class Leader(Protocol):
+    """What the supervisor uses of the run's leading process: a ``subprocess.Popen`` or alike.
+    It is this process's child, leads its own process group, and owns the output pipes."""
+
+    pid: int
+    stdout: IO[bytes]
+    stderr: IO[bytes]
+    returncode: int | None
 
 
 @dataclass
@@ -134,17 +150,27 @@ def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None,
         tree.pipes = {os.fstat(f.fileno()).st_ino for f in (proc.stdout, proc.stderr)}
     watch = _Watch()
     gate_error = _open_gate(proc, confined, cg)
+    lead: Leader = proc
+    if gate_error is None:
+        try:
+            lead = launcher.leader(proc, info, cg)
+        except OSError as e:
+            gate_error = str(e)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
     deadline = start + limits.wall_s
-    with _deadline_kill(proc, cg, deadline, watch):
-        _loop(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, deadline, limits, rundir, cg, tree, watch)
+    with _deadline_kill((lead, proc), cg, deadline, watch):
+        _loop(lead, {lead.stdout.fileno(): out, lead.stderr.fileno(): err}, deadline, limits, rundir, cg, tree, watch)
     result.wall_s = time.monotonic() - start
-    _, status, rusage = _kill_leader(proc)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    _kill_all(proc, cg, tree)
-    _drain(proc, out, err)
-    _account(result, proc, launcher, cg, tree, watch, limits, rundir, out, err, gate_error)
-    proc.stdout.close()
-    proc.stderr.close()
+    _, status, rusage = _kill_leader(lead)
+    lead.returncode = os.waitstatus_to_exitcode(status)
+    if lead is not proc:  # the sandbox's own bwrap: its pid namespace dies with it
+        _kill_leader(proc)
+    _kill_all(lead, cg, tree)
+    _drain(lead, out, err)
+    _account(result, lead, launcher, cg, tree, watch, limits, rundir, out, err, gate_error)
+    for f in {proc.stdout, proc.stderr, lead.stdout, lead.stderr}:
+        f.close()
     if cg is None and launcher.leader_is_program:
         result.cpu_s = max(result.cpu_s or 0.0, rusage.ru_utime + rusage.ru_stime)
         if rusage.ru_maxrss * 1024 > (result.peak_mem_bytes or 0):
@@ -178,15 +204,16 @@ def _read_info(fd: int, proc: subprocess.Popen, timeout: float) -> dict:
 
 
 @contextlib.contextmanager
-def _deadline_kill(proc: subprocess.Popen, cg: RunCgroup | None, deadline: float, watch: _Watch):
+def _deadline_kill(procs: tuple[Leader, ...], cg: RunCgroup | None, deadline: float, watch: _Watch):
     """Kill the run at ``deadline`` from a timer thread, whatever the watcher is busy with."""
 
     def fire() -> None:
         watch.timed_out = True
         if cg is not None:
             cg.kill()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        for proc in procs:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
 
     timer = threading.Timer(max(deadline - time.monotonic(), 0.0), fire)
     timer.daemon = True
@@ -227,17 +254,23 @@ def _confine(pids: list[int], cg: RunCgroup | None) -> None:
             cg.add(pid)
 
 
+def rlimits(limits: Limits, cg: RunCgroup | None, uid: int) -> dict[str, tuple[int, int]]:
+    """The run's rlimits, ``resource.RLIMIT_*`` name -> (soft, hard)."""
+    cpu = math.ceil(limits.cpu_s)
+    out = {"RLIMIT_CPU": (cpu, cpu + 1), "RLIMIT_FSIZE": (limits.file_mb * MiB,) * 2, "RLIMIT_CORE": (0, 0)}
+    if cg is None or not cg.limits_pids:
+        # RLIMIT_NPROC counts all processes of the uid, not of this run: allow what runs now.
+        mine = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owned(p, uid))
+        out["RLIMIT_NPROC"] = (mine + limits.max_procs,) * 2
+    return out
+
+
 def _rlimit_argv(limits: Limits, cg: RunCgroup | None, uid: int) -> list[str]:
     """``prlimit`` in front of the command: it sets its own limits and execs, so the limits hold
     for everything the command starts. (Setting them from outside on a process of another user
     needs CAP_SYS_RESOURCE, which containers often drop.)"""
-    cpu = math.ceil(limits.cpu_s)
-    argv = [_PRLIMIT, f"--cpu={cpu}:{cpu + 1}", f"--fsize={limits.file_mb * MiB}", "--core=0"]
-    if cg is None or not cg.limits_pids:
-        # RLIMIT_NPROC counts all processes of the uid, not of this run: allow what runs now.
-        mine = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owned(p, uid))
-        argv.append(f"--nproc={mine + limits.max_procs}")
-    return [*argv, "--"]
+    flags = [f"--{k.removeprefix('RLIMIT_').lower()}={soft}:{hard}" for k, (soft, hard) in rlimits(limits, cg, uid).items()]
+    return [_PRLIMIT, *flags, "--"]
 
 
 def _owned(pid: str, uid: int) -> bool:
@@ -320,7 +353,7 @@ def _over_limits(limits: Limits, rundir: RunDir, cg, tree, watch: _Watch) -> boo
     return watch.memory_limit_hit or watch.cpu_limit_hit or watch.workspace_limit_hit
 
 
-def _kill_leader(proc: subprocess.Popen):
+def _kill_leader(proc: Leader):
     """Kill the started process's group and reap the leader: ``wait4``'s (pid, status, rusage)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -329,7 +362,7 @@ def _kill_leader(proc: subprocess.Popen):
     return os.wait4(proc.pid, 0)
 
 
-def _writers_gone(proc: subprocess.Popen) -> bool:
+def _writers_gone(proc: Leader) -> bool:
     """Whether every process holding the write end of the output pipes has closed it."""
     poller = select.poll()
     for f in (proc.stdout, proc.stderr):
@@ -337,7 +370,7 @@ def _writers_gone(proc: subprocess.Popen) -> bool:
     return sum(1 for _, ev in poller.poll(0) if ev & select.POLLHUP) == 2
 
 
-def _kill_all(proc: subprocess.Popen, cg: RunCgroup | None, tree: procfs.Tree | None) -> None:
+def _kill_all(proc: Leader, cg: RunCgroup | None, tree: procfs.Tree | None) -> None:
     """Kill whatever of the run is left after its leader is gone."""
     if cg is not None:
         cg.kill()
@@ -356,7 +389,7 @@ def _kill_all(proc: subprocess.Popen, cg: RunCgroup | None, tree: procfs.Tree | 
         time.sleep(0.02)
 
 
-def _drain(proc: subprocess.Popen, out: HeadTail, err: HeadTail) -> None:
+def _drain(proc: Leader, out: HeadTail, err: HeadTail) -> None:
     """Read what is left in the pipes; stop if a writer that escaped the kill keeps them open."""
     streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
     poller = select.poll()

@@ -1,0 +1,290 @@
+"""The warm sandbox's zygote: a Python process that has imported the scientific stack once, from
+which every run is cloned into namespaces that bubblewrap built for that run alone.
+
+This file runs as a script in its own process (``python zygote.py FD UID GID MODULES``) and
+imports nothing of wmrl, so the zygote's memory holds the interpreter, the preloaded libraries
+and this loop, never harness or task state. Life of the zygote:
+
+1. Started by the harness (as root where the harness is root, so it can read an interpreter the
+   sandbox user cannot reach), with the program's own environment, so BLAS and OpenMP read the
+   same thread counts a cold run reads. It imports ``MODULES``, checks that it is still one
+   thread (forking a process with a live BLAS pool deadlocks the child), then drops to the
+   sandbox user for good and says ``ready`` with what it imported.
+2. For each run it receives, over a SEQPACKET socket, a spec (JSON: ids, rlimits, environment,
+   seccomp filter, program path) and file descriptors: the gate, the program's stdout and stderr,
+   and the run's namespaces, opened by the harness from the run's bubblewrap init. It clones a
+   child with ``CLONE_PARENT``, so the child is the *harness's* child (the harness waits for it
+   and reads its rusage as for any process it started), answers with the child's pid, and forgets
+   it.
+
+The child (C1) then, in order: closes every fd but the ones it was given, starts a session,
+takes a new session keyring, waits on the gate until the harness has put it in the run's
+cgroups, joins the run's user namespace that owns its mounts, its mount, network, IPC, UTS,
+cgroup and pid namespaces, then the inner user namespace bubblewrap gave the program; drops
+the capability bounding set, becomes the sandbox uid/gid there (which clears every capability),
+sets no_new_privs and the run's rlimits, and forks C2, the first process inside the run's pid
+namespace. C1 waits for C2 and exits with its status (128 + N for death by signal N, as bwrap
+reports it). C2 redirects stdio, closes every other fd, turns dumpable back on (as an exec would),
+installs the run's seccomp filter, replaces the environment, reseeds numpy's global generator
+(``random`` is reseeded by Python's own fork hook), and runs the program as ``__main__``.
+"""
+
+import ctypes
+import json
+import os
+import socket
+import sys
+
+CLONE_PARENT = 0x00008000
+SIGCHLD = 17
+CLONE_NEW = {
+    "user": 0x10000000,
+    "mnt": 0x00020000,
+    "net": 0x40000000,
+    "ipc": 0x08000000,
+    "uts": 0x04000000,
+    "cgroup": 0x02000000,
+    "pid": 0x20000000,
+}
+FDS = ("gate", "stdout", "stderr", "outer_user", "user", "mnt", "net", "ipc", "uts", "cgroup", "pid")
+SYS_CLONE = {"x86_64": 56, "aarch64": 220}
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 4, 24, 38, 22
+SECCOMP_MODE_FILTER = 2
+EXIT_GATE, EXIT_SETUP = 125, 126  # the run never started: the gate closed, or confinement failed
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_api = ctypes.pythonapi  # holds the GIL across the call, as os.fork does
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"{what}: {os.strerror(e)}")
+
+
+def _clone_parent() -> int:
+    """fork(), except that the child's parent is this process's parent (the harness)."""
+    _api.PyOS_BeforeFork()
+    pid = _api.syscall(SYS_CLONE[os.uname().machine], CLONE_PARENT | SIGCHLD, 0, 0, 0, 0)
+    if pid == 0:
+        _api.PyOS_AfterFork_Child()
+    else:
+        _api.PyOS_AfterFork_Parent()
+    if pid < 0:
+        raise OSError(ctypes.get_errno(), "clone failed")
+    return pid
+
+
+def _close_all_but(keep: set[int]) -> None:
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _confine(spec: dict, fd: dict[str, int]) -> None:
+    """C1: enter the run's namespaces and become its unprivileged user."""
+    _libc.syscall(spec["keyctl_nr"], 1, None)  # KEYCTL_JOIN_SESSION_KEYRING: a new, empty one
+    if os.read(fd["gate"], 3) != b"go\n":
+        os._exit(EXIT_GATE)
+    os.close(fd["gate"])
+    nested = os.fstat(fd["outer_user"]).st_ino != os.fstat(fd["user"]).st_ino
+    _check(_libc.setns(fd["outer_user"], CLONE_NEW["user"]), "setns(user, outer)")
+    for ns in ("mnt", "net", "ipc", "uts", "cgroup", "pid"):
+        _check(_libc.setns(fd[ns], CLONE_NEW[ns]), f"setns({ns})")
+    if nested:  # bwrap's --disable-userns puts the program in a second, inner user namespace
+        _check(_libc.setns(fd["user"], CLONE_NEW["user"]), "setns(user)")
+    for n in ("outer_user", "user", "mnt", "net", "ipc", "uts", "cgroup", "pid"):
+        if fd[n] >= 0:
+            os.close(fd[n])
+            fd[n] = -1
+    for cap in range(spec["cap_last_cap"] + 1):
+        _check(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"drop capability {cap}")
+    os.setresgid(spec["gid"], spec["gid"], spec["gid"])
+    os.setresuid(spec["uid"], spec["uid"], spec["uid"])
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    import resource
+
+    for name, (soft, hard) in spec["rlimits"].items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _install_seccomp(program: bytes) -> None:
+    n = len(program) // 8
+    insns = (_SockFilter * n).from_buffer_copy(program)
+    prog = _SockFprog(n, insns)
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")
+
+
+def _exit_code(code: object) -> int:
+    """What the interpreter exits with for ``SystemExit(code)``."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _run_main(path: str) -> int:
+    """Run ``path`` as ``__main__`` and finish as the interpreter would: the status it exits with."""
+    import atexit
+    import runpy
+    import threading
+
+    try:
+        runpy.run_path(path, run_name="__main__")
+        code = 0
+    except SystemExit as e:
+        code = _exit_code(e.code)
+    except BaseException as e:  # noqa: BLE001 -- the program's uncaught exception, reported as Python does
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != path:
+            tb = tb.tb_next  # hide runpy's frames: the traceback starts in the program
+        sys.excepthook(type(e), e, tb)
+        code = 1
+    try:
+        threading._shutdown()  # type: ignore[attr-defined]  # join non-daemon threads
+        atexit._run_exitfuncs()
+    except SystemExit as e:
+        code = _exit_code(e.code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    return code
+
+
+def _program(spec: dict, fd: dict[str, int]) -> None:
+    """C2: the first process in the run's pid namespace; becomes the program."""
+    try:
+        os.setsid()
+        null = os.open("/dev/null", os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(fd["stdout"], 1)
+        os.dup2(fd["stderr"], 2)
+        _close_all_but({0, 1, 2})
+        _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+        if spec["seccomp"] is not None:
+            _install_seccomp(bytes.fromhex(spec["seccomp"]))
+        os.environ.clear()
+        os.environ.update(spec["env"])
+        os.chdir(spec["cwd"])
+    except BaseException as e:  # noqa: BLE001
+        os.write(2, f"warm sandbox: could not start the program: {e}\n".encode())
+        os._exit(EXIT_SETUP)
+    if spec["argv"] is not None:
+        try:
+            os.execvpe(spec["argv"][0], spec["argv"], spec["env"])
+        except OSError as e:
+            os.write(2, f"{spec['argv'][0]}: {e.strerror}\n".encode())
+            os._exit(127)
+    if "numpy" in sys.modules:  # a fork shares the zygote's generator state; a fresh process would not
+        sys.modules["numpy"].random.seed()
+    sys.argv = [spec["program"]]
+    sys.path[0] = os.path.dirname(spec["program"])
+    os._exit(_run_main(spec["program"]))
+
+
+def _child(spec: dict, fd: dict[str, int]) -> None:
+    """C1: confine, start the program inside the run's pid namespace, exit with its status."""
+    try:
+        _close_all_but(set(fd.values()))
+        os.setsid()
+        _confine(spec, fd)
+        pid = os.fork()
+    except BaseException as e:  # noqa: BLE001 -- report on the run's stderr, never run unconfined
+        try:
+            os.write(fd["stderr"], f"warm sandbox: confinement failed: {e}\n".encode())
+        finally:
+            os._exit(EXIT_SETUP)
+    if pid == 0:
+        _program(spec, fd)
+    os.close(fd["stdout"])
+    os.close(fd["stderr"])
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)
+
+
+def _serve(sock: socket.socket) -> None:
+    while True:
+        try:
+            msg, anc, _, _ = sock.recvmsg(1 << 16, socket.CMSG_SPACE(4 * len(FDS)))
+        except InterruptedError:
+            continue
+        if not msg:
+            return  # the harness closed its end (or died): nothing more to serve
+        received: list[int] = []
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                received += list(memoryview(data).cast("i"))
+        try:
+            spec = json.loads(msg)
+            if len(received) != len(FDS):
+                raise ValueError(f"expected {len(FDS)} descriptors, got {len(received)}")
+            fd = dict(zip(FDS, received))
+            pid = _clone_parent()
+        except BaseException as e:  # noqa: BLE001 -- a bad request fails that run, not the zygote
+            for f in received:
+                os.close(f)
+            sock.send(json.dumps({"error": str(e)}).encode())
+            continue
+        if pid == 0:
+            sock.close()
+            _child(spec, fd)
+        for f in received:
+            os.close(f)
+        sock.send(json.dumps({"pid": pid}).encode())
+
+
+def _threads() -> int:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("Threads:"))
+
+
+def main() -> None:
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    uid, gid = int(sys.argv[2]), int(sys.argv[3])
+    imported, failed = [], {}
+    for name in filter(None, sys.argv[4].split(",")):
+        try:
+            __import__(name)
+            imported.append(name)
+        except Exception as e:  # noqa: BLE001 -- a missing library is reported, not fatal
+            failed[name] = f"{type(e).__name__}: {e}"
+    threads = _threads()
+    if threads != 1:
+        sock.send(json.dumps({"error": f"{threads} threads after the imports: a fork would deadlock"}).encode())
+        return
+    if os.getuid() != uid:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    null = os.open("/dev/null", os.O_RDWR)
+    for i in (0, 1, 2):
+        os.dup2(null, i)
+    os.close(null)
+    sock.send(json.dumps({"ready": True, "imported": imported, "failed": failed}).encode())
+    _serve(sock)
+
+
+if __name__ == "__main__":
+    main()
