@@ -148,7 +148,9 @@ sys.stderr.write("flood done\\n")
 
 KILLER = """
 import os, signal
-for target in (os.getppid(), 1, {host_pid}):
+# The parent (pid 0 where it lives outside the pid namespace, as under the warm backend: then
+# kill(0) would only be the program's own group), the namespace's init, a host pid.
+for target in [p for p in (os.getppid(), 1, {host_pid}) if p]:
     try:
         os.kill(target, signal.SIGKILL)
         print("sent", target, flush=True)

@@ -13,10 +13,20 @@ from wmrl_envs.sandbox.bwrap import probe
 SMALL = Limits(wall_s=6, cpu_s=2, memory_mb=512, max_procs=64, file_mb=64, workspace_mb=128)
 
 
+BACKENDS = ("bwrap", "warm")  # every isolation test runs against both namespace backends
+
+
 def bwrap_or_skip() -> None:
     reason = probe()
     if reason is not None:
         pytest.skip(reason)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    """The namespace backend under test: cold bwrap, or warm (bwrap plus the zygote)."""
+    bwrap_or_skip()
+    return request.param
 
 
 @pytest.fixture

@@ -241,13 +241,13 @@ import os, sys
 os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(30)  # {token}"])
 """
 
-# Not sandboxed: a harness in its own process, run as ``python -c HARNESS data_dir`` with the
+# Not sandboxed: a harness in its own process, run as ``python -c HARNESS data_dir backend`` with the
 # job's code on stdin (not in its command line, where the token would mark the harness itself),
 # that the test SIGKILLs while its job runs.
 HARNESS = """
 import sys
 from wmrl_envs.sandbox import Job, Limits, make_executor
-ex = make_executor("bwrap", limits=Limits(wall_s=40, cpu_s=5, memory_mb=512, max_procs=64,
-                                          file_mb=64, workspace_mb=128))
+ex = make_executor(sys.argv[2], limits=Limits(wall_s=40, cpu_s=5, memory_mb=512, max_procs=64,
+                                              file_mb=64, workspace_mb=128))
 ex.run(Job(code=sys.stdin.read(), data_dir=sys.argv[1]))
 """

@@ -1,4 +1,4 @@
-"""Hostile programs against the host itself (bwrap backend): root, keyrings, syscalls, per-user
+"""Hostile programs against the host itself (bwrap and warm backends): root, keyrings, syscalls, per-user
 kernel limits, run-directory cleanup and the workspace byte limit.
 
 Each test collects every escape it sees (``Escapes``) and reports them together, and each checks
@@ -30,7 +30,7 @@ import pytest
 from wmrl_envs.sandbox import Executor, Job, RunResult, make_executor
 
 from . import attacks, hostile
-from .conftest import SMALL, bwrap_or_skip, host_procs_with
+from .conftest import SMALL, host_procs_with
 
 pytestmark = pytest.mark.timeout(120)  # a harness that hangs fails its test, not the session
 
@@ -62,15 +62,14 @@ class Box:
 
 
 @pytest.fixture
-def box(task, token: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Box]:
-    bwrap_or_skip()
+def box(task, token: str, backend: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Box]:
     # Beside the default base (/dev/shm), not under tmp_path: the harness may run the sandbox
     # as an unprivileged uid, which cannot traverse pytest's 0700 folders.
     base = Path(tempfile.mkdtemp(prefix="hostile-base-", dir="/dev/shm"))
     base.chmod(0o755)
     atexit.register(rmdir_quietly, base)  # after the executors' own exit cleanup (LIFO)
     monkeypatch.setenv("WMRL_SANDBOX_DIR", str(base))
-    yield Box(make_executor("bwrap", limits=SMALL), base, task[0], token)
+    yield Box(make_executor(backend, limits=SMALL), base, task[0], token)
     kill_marked(token)
     mounted = mounts_under(base)  # a live executor's stage mounts: its own exit removes them
     for name in os.listdir(base):  # what the test or a failed cleanup left: deep, mode 000
@@ -405,7 +404,7 @@ def test_sparse_file(box: Box) -> None:
 def test_killed_harness_leftovers_swept(box: Box) -> None:
     code = attacks.render(hostile.SLEEPER, token=box.token)
     harness = subprocess.Popen(
-        [sys.executable, "-c", hostile.HARNESS, str(box.public)], stdin=subprocess.PIPE
+        [sys.executable, "-c", hostile.HARNESS, str(box.public), box.ex.name], stdin=subprocess.PIPE
     )
     assert harness.stdin is not None
     with harness.stdin:
@@ -418,7 +417,7 @@ def test_killed_harness_leftovers_swept(box: Box) -> None:
     dead = harness.pid
     try:
         assert running, f"the harness's job never started (entries: {entries(box.base)})"
-        ex = make_executor("bwrap", limits=SMALL)  # the next harness on the same base
+        ex = make_executor(box.ex.name, limits=SMALL)  # the next harness on the same base
         e = Escapes()
         still_runs(ex, box, e)
         left = entries(box.base, pid=dead)  # run dirs, code-only copies, anything else
@@ -454,7 +453,7 @@ def test_bad_leftover_never_blocks_others(box: Box) -> None:
     live = box.base / f"wmrl-run-{owner.pid}-3live"
     live.mkdir()
     try:
-        ex = make_executor("bwrap", limits=SMALL)
+        ex = make_executor(box.ex.name, limits=SMALL)
         e = Escapes()
         still_runs(ex, box, e)
         for d in (bad, plain, code_only):

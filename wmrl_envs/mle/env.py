@@ -71,7 +71,8 @@ class MLEEnv(gym.Env[str, str]):
         ``terminated=True`` after ``max_turns`` steps (default 1); never truncated.
     Info:
         ``reward_source`` ("real"), ``score`` (the metric on this turn's split; None when not
-        measured), ``cost`` (``exec_s``, ``exec_cpu_s``, ``wm_s``, ``sim_steps``, ``sim_s``),
+        measured), ``cost`` (``exec_s``, ``exec_cpu_s``: the run's CPU plus its share of the warm
+        sandbox's zygote, ``wm_s``, ``sim_steps``, ``sim_s``),
         ``task_id``, ``metric`` (the name of ``score``'s metric), ``group``, ``turn``, ``phase``,
         ``status``, ``feedback``, and on the last
         turn ``percentile``, ``position``, ``medal``, ``rpg`` (None where there is no board).
@@ -260,7 +261,7 @@ class MLEEnv(gym.Env[str, str]):
             "score": outcome.score,
             "cost": {
                 "exec_s": float(r.wall_s) if r else 0.0,
-                "exec_cpu_s": float(r.cpu_s or 0.0) if r else 0.0,
+                "exec_cpu_s": float((r.cpu_s or 0.0) + r.startup_cpu_s) if r else 0.0,
                 "wm_s": 0.0,
                 "sim_steps": 0,
                 "sim_s": 0.0,

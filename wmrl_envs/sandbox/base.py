@@ -99,7 +99,10 @@ class RunResult:
     """What happened to one sandboxed run.
 
     ``exit_code`` follows the shell: 128 + N when the program died by signal N (then also
-    ``term_signal``). ``peak_mem_source`` names where ``peak_mem_bytes`` was read (a cgroup
+    ``term_signal``). ``cpu_s`` is the run's own CPU; ``startup_cpu_s`` is CPU spent outside the run
+    on its behalf: under the warm backend, the zygote's CPU since the previous run charged (its
+    start-up imports on the first run it serves, then its clones), so that summing both over the
+    runs counts every CPU-second. ``peak_mem_source`` names where ``peak_mem_bytes`` was read (a cgroup
     file, ``rusage``, or ``watcher:pss`` sampled every 0.1 s). ``leftover_procs`` counts the
     run's processes still alive after the harness's final kill (0 unless something escaped).
     """
@@ -115,6 +118,7 @@ class RunResult:
     workspace_limit_hit: bool = False
     wall_s: float = 0.0
     cpu_s: float | None = None
+    startup_cpu_s: float = 0.0  # shared start-up CPU charged to this run (the warm zygote's), beside cpu_s
     peak_mem_bytes: int | None = None
     peak_mem_source: str | None = None
     stdout: str = ""

@@ -110,6 +110,7 @@ class _BwrapLauncher:
     wants_info = True
     exit_carries_signal = True
     leader_is_program = False
+    startup_cpu_s = 0.0
 
     def __init__(self, options: functools.partial, env: Mapping[str, str], cmd: list[str]) -> None:
         self.options, self.env, self.cmd = options, env, cmd

@@ -26,6 +26,7 @@ class _LocalLauncher:
     wants_info = False
     exit_carries_signal = False
     leader_is_program = True
+    startup_cpu_s = 0.0
     pass_fds = ()
 
     def __init__(self, cmd: list[str]) -> None:

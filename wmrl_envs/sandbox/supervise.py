@@ -46,6 +46,7 @@ class Launcher(Protocol):
     wants_info: bool  # the command writes bwrap's ``--info-fd`` JSON to the fd passed to argv()
     exit_carries_signal: bool  # exit status 128+N means "the program died by signal N"
     leader_is_program: bool  # the started process execs the program (its rusage is the program's)
+    startup_cpu_s: float  # CPU spent outside the run to start it (``RunResult.startup_cpu_s``)
     pass_fds: tuple[int, ...]  # fds the command inherits; the supervisor closes its copies at start
 
     def argv(self, info_fd: int | None) -> list[str]: ...
@@ -418,6 +419,7 @@ def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, rundir, ou
         detail = err.text().strip()[-2000:]
         result.error = f"the sandbox failed to start ({gate_error})" + (f": {detail}" if detail else "")
     result.timed_out = watch.timed_out
+    result.startup_cpu_s = launcher.startup_cpu_s
     result.workspace_limit_hit = watch.workspace_limit_hit or (rundir.mounted and rundir.full())
     if cg is not None:
         result.cpu_s = cg.cpu_s()

@@ -129,6 +129,7 @@ class Zygote:
         self.sock = ours
         self.runs = 0
         self.cpu_s = 0.0
+        self.charged = 0.0  # of cpu_s, what runs have been charged with (RunResult.startup_cpu_s)
         self._lock = threading.Lock()
         try:
             reply = self._ask(None, (), START_TIMEOUT_S)
@@ -164,11 +165,15 @@ class Zygote:
             raise OSError(f"the zygote refused: {reply['error']}")
         return reply
 
-    def clone(self, spec: dict, fds: Sequence[int]) -> int:
-        """A new child of this process, blocked on the gate in ``fds``; its pid."""
+    def clone(self, spec: dict, fds: Sequence[int]) -> tuple[int, float]:
+        """A new child of this process, blocked on the gate in ``fds``: its pid, and the zygote's
+        CPU not yet charged to any run (its start-up, for the first clone; then clone costs)."""
         pid = int(self._ask(spec, fds, CLONE_TIMEOUT_S)["pid"])
-        self.runs += 1
-        return pid
+        with self._lock:
+            self.runs += 1
+            now = self.measure()
+            charge, self.charged = now - self.charged, now
+        return pid, charge
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -290,7 +295,7 @@ class _WarmLauncher(_BwrapLauncher):
         sent = [gate_r, out_w, err_w]
         try:
             sent += _namespace_fds(holder)
-            pid = self.ex.clone(self.limits, spec, sent)
+            pid, self.startup_cpu_s = self.ex.clone(self.limits, spec, sent)
         except BaseException:
             for fd in (gate_w, out_r, err_r):
                 os.close(fd)
@@ -369,7 +374,7 @@ class WarmExecutor(BwrapExecutor):
         env = program.environment(limits, path=program.search_path(self.python), tmp="/tmp")
         return _zygote(self.python, env, self.identity, self.preload)
 
-    def clone(self, limits: Limits, spec: dict, fds: Sequence[int]) -> int:
+    def clone(self, limits: Limits, spec: dict, fds: Sequence[int]) -> tuple[int, float]:
         z = self._zygote(limits)
         try:
             return z.clone(spec, fds)

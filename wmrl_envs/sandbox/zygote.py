@@ -24,7 +24,7 @@ cgroup and pid namespaces, then the inner user namespace bubblewrap gave the pro
 the capability bounding set, becomes the sandbox uid/gid there (which clears every capability),
 sets no_new_privs and the run's rlimits, and forks C2, the first process inside the run's pid
 namespace. C1 waits for C2 and exits with its status (128 + N for death by signal N, as bwrap
-reports it). C2 redirects stdio, closes every other fd, turns dumpable back on (as an exec would),
+reports it). C2 puts stdout and stderr on the run's pipes, closes every other fd (stdin too, as cold), turns dumpable back on (as an exec would),
 installs the run's seccomp filter, replaces the environment, reseeds numpy's global generator
 (``random`` is reseeded by Python's own fork hook), and runs the program as ``__main__``.
 """
@@ -152,7 +152,7 @@ def _run_main(path: str) -> int:
         tb = e.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != path:
             tb = tb.tb_next  # hide runpy's frames: the traceback starts in the program
-        sys.excepthook(type(e), e, tb)
+        sys.excepthook(type(e), e.with_traceback(tb), tb)
         code = 1
     try:
         threading._shutdown()  # type: ignore[attr-defined]  # join non-daemon threads
@@ -171,11 +171,10 @@ def _program(spec: dict, fd: dict[str, int]) -> None:
     """C2: the first process in the run's pid namespace; becomes the program."""
     try:
         os.setsid()
-        null = os.open("/dev/null", os.O_RDWR)
-        os.dup2(null, 0)
         os.dup2(fd["stdout"], 1)
         os.dup2(fd["stderr"], 2)
-        _close_all_but({0, 1, 2})
+        _close_all_but({1, 2})  # no stdin, as under cold bwrap (its gate took fd 0)
+        sys.stdin = sys.__stdin__ = None  # type: ignore[assignment]
         _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
         if spec["seccomp"] is not None:
             _install_seccomp(bytes.fromhex(spec["seccomp"]))

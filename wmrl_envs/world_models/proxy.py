@@ -304,7 +304,8 @@ def _exponent(large: float, small: float, ratio: float) -> float:
 
 
 def _cpu(result: RunResult) -> float:
-    return float(result.cpu_s if result.cpu_s is not None else result.wall_s)
+    """What the run cost: its CPU (wall where unmeasured) and its share of the warm zygote's."""
+    return float(result.cpu_s if result.cpu_s is not None else result.wall_s) + result.startup_cpu_s
 
 
 def _scored(score: float, checks: dict[str, Verdict], why: str, cost_s: float = 0.0) -> Prediction:

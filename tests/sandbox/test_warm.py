@@ -1,0 +1,174 @@
+"""The warm backend against cold bwrap: the same outcomes, a fraction of the start-up CPU, every
+CPU-second accounted for, nothing carried from one run to the next, and a zygote that is
+replaced when it dies and never starts with harness state.
+
+The isolation tests proper (``test_attacks.py``, ``test_hostile.py``) run against both backends;
+``test_warm_redteam.py`` holds the outside red team's attacks on what warm adds.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from wmrl_envs.sandbox import Job, Limits, RunResult, make_executor, warm
+from wmrl_envs.sandbox.identity import sandbox_identity
+
+from .conftest import bwrap_or_skip
+
+pytestmark = pytest.mark.timeout(180)
+
+LIMITS = Limits(wall_s=30, cpu_s=20, memory_mb=1024, max_procs=64, file_mb=64, workspace_mb=128)
+IMPORTS = "import numpy, pandas, sklearn.ensemble, sklearn.linear_model, sklearn.model_selection\n"
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    bwrap_or_skip()
+    public = Path(tmp_path_factory.mktemp("warm")) / "public"
+    public.mkdir()
+    (public / "train.csv").write_text("x,y\n1,0\n2,1\n")
+    return make_executor("bwrap", limits=LIMITS), make_executor("warm", limits=LIMITS), public
+
+
+# Programs whose whole outcome (status, stdout, stderr) a fresh interpreter defines.
+PROGRAMS = {
+    "streams": "import sys\nprint('out')\nprint('err', file=sys.stderr)",
+    "exception": "def f():\n    raise ValueError('boom')\nf()",
+    "syntax": "def (:\n",
+    "exit_message": "import sys\nsys.exit('a message')",
+    "exit_code": "import sys\nsys.exit(3)",
+    "os_exit": "import os\nprint('x', flush=True)\nos._exit(4)",
+    "signal": "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)",
+    "atexit": "import atexit\natexit.register(print, 'bye')\nprint('hi')",
+    "thread": "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print('late'))).start()",
+    "main": "print(__name__, __file__.endswith('main.py'))\nimport sys\nprint(len(sys.argv), sys.argv[0].endswith('main.py'))",
+    "stdin": "input()",
+    "data": "print(open('data/train.csv').read())\nopen('submission.csv', 'w').write('id,y\\n')",
+    "pool": "from multiprocessing import Pool\n"
+    "def sq(x):\n    return x * x\n"
+    "if __name__ == '__main__':\n    with Pool(2) as p:\n        print(p.map(sq, [1, 2, 3]))",
+    "sklearn": IMPORTS + "from sklearn.linear_model import LogisticRegression\n"
+    "print(LogisticRegression().fit([[0], [1], [2], [3]], [0, 0, 1, 1]).predict([[3]]))",
+}
+
+
+def outcome(r: RunResult) -> tuple:
+    return (r.exit_code, r.term_signal, r.stdout, r.stderr, r.files, r.timed_out, r.cpu_limit_hit, r.error)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_outcome_matches_cold(pair, name):
+    cold, hot, public = pair
+    job = Job(code=PROGRAMS[name], data_dir=public)
+    c, w = cold.run(job), hot.run(job)
+    assert (c.backend, w.backend) == ("bwrap", "warm")
+    assert outcome(w) == outcome(c)
+
+
+def test_signal_death_is_reported_like_cold(pair):
+    _, hot, public = pair
+    r = hot.run(Job(code=PROGRAMS["signal"], data_dir=public))
+    assert r.term_signal == signal.SIGSEGV and r.exit_code == 128 + signal.SIGSEGV
+
+
+def test_imports_cost_a_fraction_and_every_second_is_charged(pair):
+    cold, hot, public = pair
+    job = Job(code=IMPORTS, data_dir=public)
+    before = warm.zygote_cpu()
+    c = cold.run(job)
+    ws = [hot.run(job) for _ in range(3)]
+    assert all(w.ok and w.backend == "warm" for w in ws) and c.ok
+    assert c.cpu_s > 0.5 and c.startup_cpu_s == 0.0
+    assert all(w.cpu_s < c.cpu_s / 4 for w in ws), [w.cpu_s for w in ws]
+    after = warm.zygote_cpu()
+    charged = sum(w.startup_cpu_s for w in ws)
+    # What the runs were charged is what the zygotes spent meanwhile (to the clock tick).
+    assert charged == pytest.approx(after["zygote_cpu_s"] - before["zygote_cpu_s"], abs=0.05)
+    assert after["runs"] - before["runs"] == 3
+
+
+def test_runs_start_from_the_zygote_not_from_each_other(pair):
+    _, hot, public = pair
+    spoil = (
+        "import numpy, random, sys, os\n"
+        "numpy.pi = 3.0\nsys.modules['sklearn'].secret = 'left'\nos.environ['LEFT'] = '1'\n"
+        "print(random.random(), numpy.random.rand())"
+    )
+    look = (
+        "import numpy, random, sys, os\n"
+        "print(numpy.pi, getattr(sys.modules['sklearn'], 'secret', None), os.environ.get('LEFT'))\n"
+        "print(random.random(), numpy.random.rand())"
+    )
+    first = hot.run(Job(code=spoil, data_dir=public))
+    second = hot.run(Job(code=look, data_dir=public))
+    assert first.ok and second.ok, (first.stderr, second.stderr)
+    state, draws = second.stdout.splitlines()
+    assert state == f"{3.141592653589793} None None"
+    assert draws.split() != first.stdout.split(), "two runs drew the same random numbers"
+
+
+def test_concurrent_runs_each_get_their_own_outcome(pair):
+    _, hot, public = pair
+    ex = make_executor("warm", limits=LIMITS, workers=2)
+    jobs = [Job(code=f"import sys\nprint({i})\nsys.exit({i})", data_dir=public) for i in range(6)]
+    results = list(ex.map(jobs))
+    assert [(r.exit_code, r.stdout) for r in results] == [(i, f"{i}\n") for i in range(6)]
+
+
+def _fresh(preload: tuple[str, ...]):
+    """A warm executor with its own zygote (zygotes are shared per setting, ``preload`` included)."""
+    return make_executor("warm", limits=LIMITS, preload=preload)
+
+
+def _zygote_of(ex) -> warm.Zygote:
+    return ex._zygote(LIMITS)
+
+
+def test_a_dead_zygote_is_replaced(pair):
+    _, _, public = pair
+    ex = _fresh(("json",))
+    assert ex.run(Job(code="print(1)", data_dir=public)).ok
+    z = _zygote_of(ex)
+    z.proc.kill()
+    z.proc.wait()
+    r = ex.run(Job(code="print(2)", data_dir=public))
+    assert r.ok and r.backend == "warm" and r.stdout == "2\n"
+    assert _zygote_of(ex) is not z
+
+
+def test_the_zygote_holds_no_harness_state(pair, monkeypatch):
+    _, _, public = pair
+    monkeypatch.setenv("WMRL_HARNESS_SECRET", "s3cr3t-token")
+    ex = _fresh(("csv",))
+    assert ex.run(Job(code="print(1)", data_dir=public)).ok
+    pid = _zygote_of(ex).proc.pid
+    environ = Path(f"/proc/{pid}/environ").read_bytes()
+    assert b"s3cr3t-token" not in environ and b"WMRL_HARNESS_SECRET" not in environ
+    status = Path(f"/proc/{pid}/status").read_text()
+    uids = next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1:]
+    who = sandbox_identity()
+    assert {int(u) for u in uids} == {who.uid if who else os.getuid()}
+    assert next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1] == "1"
+    fds = {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    assert [fds[i] for i in (0, 1, 2)] == ["/dev/null"] * 3
+    assert all(t.startswith("socket:") for fd, t in fds.items() if fd > 2) and len(fds) == 4, fds
+
+
+def test_falls_back_to_cold_and_says_why_once(pair, tmp_path, monkeypatch, caplog):
+    _, _, public = pair
+    broken = tmp_path / "zygote.py"
+    broken.write_text("import sys\nsys.stderr.write('no zygote here')\nsys.exit(1)\n")
+    broken.chmod(0o644)
+    tmp_path.chmod(0o755)
+    monkeypatch.setattr(warm, "ZYGOTE_SCRIPT", broken)
+    ex = _fresh(("string",))
+    with caplog.at_level(logging.WARNING, logger="wmrl_envs.sandbox.warm"):
+        rs = [ex.run(Job(code=f"print({i})", data_dir=public)) for i in range(2)]
+    assert [(r.ok, r.backend, r.stdout) for r in rs] == [(True, "bwrap", "0\n"), (True, "bwrap", "1\n")]
+    warnings = [m for m in caplog.messages if "warm sandbox unavailable" in m]
+    assert len(warnings) == 1 and "no zygote here" in warnings[0]
