@@ -43,7 +43,7 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--time-limit", type=float, default=20.0,
                    help="CPU-seconds a program may run in training and evaluation (default: %(default)s; the tasks' own: 60)")
     p.add_argument("--workers", type=int, default=None, help="sandboxes run at once (default: 2)")
-    p.add_argument("--executor", default="auto", help="sandbox backend: auto, bwrap, docker, ray, local")
+    p.add_argument("--executor", default="auto", help="sandbox backend: auto, warm, bwrap, docker, ray, local")
     p.add_argument("--out", default=None, help="write DIR/results.json and DIR/compare.png")
     p.add_argument("--world-model", default=None, metavar="SPEC",
                    help="the WMRL arms' world model: static (default), learned (fits on the anchor pairs), proxy (runs "

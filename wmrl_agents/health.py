@@ -96,7 +96,7 @@ def check_vllm() -> str | None:
 
 
 def check_executor(name: str) -> str | None:
-    """Whether sandbox backend ``name`` can run programs here (``auto``: bwrap or docker can)."""
+    """Whether sandbox backend ``name`` can run programs here (``auto``: warm, bwrap or docker can)."""
     from wmrl_envs.sandbox.factory import BACKENDS, available_backends
 
     if name not in ("auto", *BACKENDS):

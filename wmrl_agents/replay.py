@@ -97,8 +97,8 @@ def default_store(env_id: str) -> OutcomeStore:
 
 
 def task_key(env: gym.Env, task_id: str) -> str:
-    """Names a task's content: changes when its answers, boards, the env's reward mode, turns or
-    the run limits change."""
+    """Names a task's content: changes when its answers, boards, the env's reward mode, turns,
+    the run limits or the sandbox backend change (a warm run's recorded CPU is not a cold one's)."""
     base = env.unwrapped
     task = base.tasks[task_id]
     h = hashlib.sha256(task.answers_path.read_bytes())
@@ -107,6 +107,7 @@ def task_key(env: gym.Env, task_id: str) -> str:
     h.update(base.reward_mode.encode())
     h.update(str(base.max_turns).encode())
     h.update(repr(base.limits_for(task)).encode())  # a time limit changes what a program scores
+    h.update(base.executor.name.encode())
     return f"{task_id}:{h.hexdigest()[:16]}"
 
 

@@ -117,9 +117,9 @@ def test_make_executor_refuses_unknown_and_unsafe():
     assert make_executor("local", allow_unsafe=True).isolation == "none"
 
 
-def test_auto_picks_bwrap_here():
+def test_auto_picks_warm_here():
     bwrap_or_skip()
-    assert make_executor("auto").name == "bwrap"
+    assert make_executor("auto").name == "warm"
 
 
 def test_interpreter_roots_cover_the_venv_without_usr():
@@ -169,7 +169,7 @@ def test_cli_runs_a_file_and_prints_json(tmp_path, capsys):
     (data / "train.csv").write_text("a\n")
     rc = cli.main(["sandbox", str(prog), "--data", str(data), "--time-limit", "20", "--memory-mb", "512", "--with-files"])
     out = json.loads(capsys.readouterr().out)
-    assert rc == 0 and out["exit_code"] == 0 and out["backend"] == "bwrap"
+    assert rc == 0 and out["exit_code"] == 0 and out["backend"] == "warm"  # auto's first choice
     assert out["stdout"] == "['train.csv']\n" and out["files"] == {"submission.csv": "id\n"}
 
 
@@ -211,24 +211,24 @@ sklearn.datasets.load_iris()
 """
 
 
-def test_dataset_packages_import_but_their_data_is_gone():
-    """The offline tasks come from datasets shipped in the venv: inside, only their code is left."""
-    bwrap_or_skip()
+def test_dataset_packages_import_but_their_data_is_gone(backend):
+    """The offline tasks come from datasets shipped in the venv: inside, only their code is left
+    (warm too, whose zygote imported sklearn from the host's view)."""
     import pandas
 
     dirs = [str(d) for d in hidden.dataset_dirs()]
     assert any(d.endswith("sklearn/datasets") for d in dirs) and any("statsmodels" in d for d in dirs)
     extra = Path(pandas.__file__).parent / "tests"  # a user-named path: hidden whole
     code = f"DIRS = {dirs!r}\nEXTRA = {str(extra)!r}\n" + DATA_PROBE
-    r = make_executor("bwrap", limits=replace(SMALL, wall_s=60, cpu_s=30), hide=[extra]).run(Job(code=code))
+    r = make_executor(backend, limits=replace(SMALL, wall_s=60, cpu_s=30), hide=[extra]).run(Job(code=code))
     out = json.loads(r.stdout)
     assert out["data"] == [] and out["code"] > 50 and out["extra"] == []
     assert "FileNotFoundError" in r.stderr and "iris" in r.stderr  # the loader finds no file
 
 
-@pytest.mark.parametrize("name", ["bwrap", "local"])
+@pytest.mark.parametrize("name", ["bwrap", "warm", "local"])
 def test_failed_confinement_never_runs_the_program(name, monkeypatch):
-    if name == "bwrap":
+    if name != "local":
         bwrap_or_skip()
     from wmrl_envs.sandbox import supervise
 

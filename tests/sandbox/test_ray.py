@@ -133,7 +133,7 @@ def test_ray_runs_sandboxed_jobs_and_returns_files(ray_executor, task, token):
         Job(code=attacks.render(attacks.HANG, token=token), limits=Limits(wall_s=3, memory_mb=512)),
     ]
     net, fit, hang = ray_executor.map(jobs)
-    assert net.backend == "ray+bwrap" and net.isolation == "strong"
+    assert net.backend == "ray+warm" and net.isolation == "strong"
     assert json.loads(net.stdout)["interfaces"] == ["lo"]
     assert fit.ok and fit.stdout.split()[0] == token and len(fit.files["submission.csv"].splitlines()) == 101
     assert hang.timed_out and hang.leftover_procs == 0
@@ -208,7 +208,7 @@ def test_shipped_data_is_cached_per_content_and_read_only_to_the_program(started
         "try:\n    open('data/new.csv', 'w')\nexcept OSError as e:\n    print('refused', e.errno)\n"
     )
     first, second = ex.map([Job(code=code, data_dir=public)] * 2)
-    assert first.ok and second.ok and first.backend == "ray+bwrap"
+    assert first.ok and second.ok and first.backend == "ray+warm"
     assert first.files["submission.csv"] == (public / "train.csv").read_bytes()
     assert first.stdout.startswith("refused")
     assert puts == [["train.csv"]]  # one object per folder content, however many jobs use it

@@ -2,8 +2,8 @@
 
 A task asks for one CPU and the job's memory limit, so Ray's scheduler does the admission
 control; the executor keeps up to ``workers`` tasks in flight (default: the cluster's CPUs). On
-the node the job runs under a node-local backend (bwrap by default), so isolation is the same as
-on one machine; the result, with the collected files, comes back to the driver, which keeps the
+the node the job runs under a node-local backend (warm by default: each Ray worker process keeps
+its own zygote), so isolation is the same as on one machine; the result, with the collected files, comes back to the driver, which keeps the
 labels and does the grading. What every node needs is in docs/ray.md.
 """
 
@@ -404,7 +404,7 @@ class RayExecutor(Executor):
     Args:
         limits: default limits for jobs that carry none.
         workers: Ray tasks kept in flight (default: the cluster's CPUs when the executor is made).
-        backend: the sandbox each node uses (``"bwrap"``; ``"local"`` only for tests).
+        backend: the sandbox each node uses (``"warm"``, ``"bwrap"``; ``"local"`` only for tests).
         address: a cluster (``host:port``, ``ray://host:port`` or ``auto``), checked with
             :func:`check_address` first; None: ``RAY_ADDRESS``, else one local instance.
         ship_data: send each data folder through Ray's object store (once per content hash) into
@@ -423,7 +423,7 @@ class RayExecutor(Executor):
         limits: Limits | None = None,
         workers: int | None = None,
         *,
-        backend: str = "bwrap",
+        backend: str = "warm",
         address: str | None = None,
         ship_data: bool = False,
         data_cache: str | None = None,

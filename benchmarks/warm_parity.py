@@ -1,0 +1,92 @@
+"""The default compare's programs, cold and warm side by side: same outcomes, and what each costs.
+
+    python benchmarks/warm_parity.py [--n 3] [--seed 0] [--split all]
+
+Draws ``--n`` programs per task from the composer policy at θ = 0 (where the default
+``wmrl compare`` starts: every slot uniform) on every task of ``--split``, and runs each through
+``WMRL/MLEDojo-v0`` twice, once on cold bwrap and once warm, in alternating order. Per program it
+compares status, score and reward (they must be identical) and records the run's own CPU
+(``RunResult.cpu_s``) and the warm zygote's share (``startup_cpu_s``). Prints the table and the
+target (issue 24: the median warm run's CPU at most 50% of the median cold run's, the zygote's
+CPU included) and writes ``benchmarks/out/warm_parity.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+import gymnasium as gym
+import numpy as np
+from tqdm import tqdm
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import table, write_json  # noqa: E402
+from composer_space import draw, uniform_policy  # noqa: E402
+
+import wmrl_envs  # noqa: E402, F401
+from wmrl_envs.sandbox.warm import zygote_cpu  # noqa: E402
+
+BACKENDS = ("bwrap", "warm")
+MEDIAN_CPU_TARGET = 0.5
+
+
+def run(env: gym.Env, task: str, code: str) -> dict:
+    env.reset(options={"task_id": task})
+    _, reward, _, _, info = env.step(code)
+    r = env.unwrapped.last_run
+    return {"status": info["status"], "score": info["score"], "reward": float(reward),
+            "cpu_s": float(r.cpu_s or 0.0) if r else 0.0, "startup_cpu_s": r.startup_cpu_s if r else 0.0,
+            "backend": r.backend if r else None}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=3, help="programs per task")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--split", default="all", help="the tasks: train, heldout or all")
+    args = ap.parse_args(argv)
+
+    envs = {b: gym.make("WMRL/MLEDojo-v0", split=args.split, executor=b, workers=1) for b in BACKENDS}
+    tasks = list(envs["bwrap"].unwrapped.tasks)
+    policy, rng = uniform_policy(), np.random.default_rng(args.seed)
+    jobs = [job for task in tasks for job in draw(policy, envs["bwrap"], task, args.n, rng)]
+    rows = []
+    for i, job in enumerate(tqdm(jobs, desc="programs, cold and warm")):
+        order = BACKENDS if i % 2 == 0 else BACKENDS[::-1]
+        out = {b: run(envs[b], job["task"], job["code"]) for b in order}
+        rows.append({"task": job["task"], **{f"{b}_{k}": v for b in BACKENDS for k, v in out[b].items()}})
+
+    same = [r for r in rows if all(r[f"bwrap_{k}"] == r[f"warm_{k}"] for k in ("status", "score", "reward"))]
+    differ = [r for r in rows if r not in same]
+    cold = statistics.median(r["bwrap_cpu_s"] for r in rows)
+    warm_own = statistics.median(r["warm_cpu_s"] for r in rows)
+    warm_all = statistics.median(r["warm_cpu_s"] + r["warm_startup_cpu_s"] for r in rows)
+    zyg = zygote_cpu()
+    summary = [{"backend": "bwrap (cold)", "programs": len(rows), "median_cpu_s": cold,
+                "total_cpu_s": sum(r["bwrap_cpu_s"] for r in rows)},
+               {"backend": "warm", "programs": len(rows), "median_cpu_s": warm_own,
+                "total_cpu_s": sum(r["warm_cpu_s"] + r["warm_startup_cpu_s"] for r in rows)}]  # fmt: skip
+    print(f"{len(rows)} programs on {len(tasks)} tasks; same status, score and reward on {len(same)}")
+    print(table(summary, ["backend", "programs", "median_cpu_s", "total_cpu_s"]))
+    print(f"warm zygotes: {zyg['zygotes']}, start-up {zyg['startup_cpu_s']:.2f} CPU-s, in all "
+          f"{zyg['zygote_cpu_s']:.2f} CPU-s over {zyg['runs']} runs (included in warm's total)")
+    ratio = warm_all / cold
+    met = ratio <= MEDIAN_CPU_TARGET and not differ
+    print(f"median warm CPU (zygote share included) / median cold CPU: {ratio:.3f} "
+          f"(target <= {MEDIAN_CPU_TARGET}, outcomes identical): {'met' if met else 'NOT met'}")
+    for r in differ:
+        print("  differs:", {k: v for k, v in r.items() if not k.endswith("cpu_s")})
+    payload = {"args": vars(args), "summary": summary, "zygotes": zyg, "programs": rows,
+               "identical_outcomes": len(same), "differing": differ,
+               "target": {"median_ratio": ratio, "warm_own_median_cpu_s": warm_own,
+                          "target": MEDIAN_CPU_TARGET, "met": met}}  # fmt: skip
+    print(f"wrote {write_json('warm_parity', payload)}")
+    return payload
+
+
+if __name__ == "__main__":
+    main()
