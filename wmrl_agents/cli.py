@@ -130,6 +130,11 @@ def _compare(args: argparse.Namespace) -> int:
     score = "expected real-execution score" if text else "success from held-out init states"
     print(f"\nheld-out: {score}; [a, b]: 95% interval over seeds; Δ: paired difference to real;"
           f" ratio: real's compute / the arm's; wall time {results['wall_s'] / 60:.1f} min")
+    z = results.get("warm_zygotes") or {}
+    if z.get("runs"):
+        print(f"warm sandbox: {z['zygotes']} zygote(s), {z['startup_cpu_s']:.1f} CPU-s of start-up and "
+              f"{z['zygote_cpu_s']:.1f} in all over {z['runs']} runs ({z['zygote_cpu_s'] / z['runs'] * 1e3:.0f} ms "
+              "per run), charged to the runs' sandbox CPU")
     if args.out:
         print(f"wrote {args.out}/results.json and {args.out}/compare.png")
     return 0

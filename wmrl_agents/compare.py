@@ -44,6 +44,7 @@ from wmrl_agents.compare_text import AGENTS, LLM_NEEDS_MODEL, TextWorld, make_po
 from wmrl_agents.grpo import GRPOTrainer
 from wmrl_agents.stats import first_reach, interval, paired
 from wmrl_envs.mixing import MixingConfig
+from wmrl_envs.sandbox.warm import zygote_cpu
 
 __all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "World", "compare", "make_policy",
            "per_task_table", "plot", "program_limits", "summarize", "table"]
@@ -275,7 +276,7 @@ def compare(
     described = world.describe()
     results.update(config={**{k: v for k, v in described.items() if k != "outcome_table"}, "seeds": seeds,
                            "budget": asdict(b), "mixing": MixingConfig.make(mixing).to_dict(), "time_limit": time_limit},
-                   wall_s=time.perf_counter() - t0)
+                   wall_s=time.perf_counter() - t0, warm_zygotes=zygote_cpu())
     if "outcome_table" in described:
         results["outcome_table"] = described["outcome_table"]
     if study.out is not None:

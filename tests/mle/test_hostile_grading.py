@@ -167,9 +167,10 @@ NOT_A_FILE = {
 }
 
 
+@pytest.mark.parametrize("backend", ["bwrap", "warm"])
 @pytest.mark.parametrize("case", list(NOT_A_FILE))
-def test_a_submission_that_is_not_a_regular_file_is_reported_missing(cache_root, case):
-    env = MLEDojoEnv(tasks=["telco-churn"], split="all", executor="auto", cache_dir=cache_root)
+def test_a_submission_that_is_not_a_regular_file_is_reported_missing(cache_root, case, backend):
+    env = MLEDojoEnv(tasks=["telco-churn"], split="all", executor=backend, cache_dir=cache_root)
     env.reset(seed=0)
     _, reward, _, _, info = env.step(NOT_A_FILE[case])
     env.close()
@@ -186,7 +187,7 @@ HWM_SCRIPT = textwrap.dedent(
         with open("/proc/self/status") as f:
             return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
 
-    env = MLEDojoEnv(tasks=["telco-churn"], split="all", executor="auto", cache_dir=sys.argv[1])
+    env = MLEDojoEnv(tasks=["telco-churn"], split="all", executor=sys.argv[3], cache_dir=sys.argv[1])
     env.reset(seed=0)
     env.step("import shutil\\nshutil.copy('data/sample_submission.csv', 'submission.csv')\\n")
     env.reset(seed=0)
@@ -200,9 +201,10 @@ HWM_SCRIPT = textwrap.dedent(
 SPARSE_500MB = "with open('submission.csv', 'wb') as f:\n    f.truncate(500 << 20)\n"
 
 
-def test_a_sparse_500mb_submission_is_never_read_into_the_harness(offline_tasks, cache_root):
+@pytest.mark.parametrize("backend", ["bwrap", "warm"])
+def test_a_sparse_500mb_submission_is_never_read_into_the_harness(offline_tasks, cache_root, backend):
     out = subprocess.run(
-        [sys.executable, "-c", HWM_SCRIPT, str(cache_root), SPARSE_500MB],
+        [sys.executable, "-c", HWM_SCRIPT, str(cache_root), SPARSE_500MB, backend],
         capture_output=True,
         text=True,
         timeout=WATCHDOG_S - 10,

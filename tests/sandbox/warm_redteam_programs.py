@@ -21,6 +21,15 @@ def fill(program: str, **values) -> str:
     return program
 
 
+def results_of(stdout: str) -> dict:
+    """Every RESULT line of stdout merged, later keys winning."""
+    merged: dict = {}
+    for line in stdout.splitlines():
+        if line.startswith("RESULT "):
+            merged.update(json.loads(line[len("RESULT "):]))
+    return merged
+
+
 def result_of(stdout: str) -> dict:
     for line in reversed(stdout.splitlines()):
         if line.startswith("RESULT "):
@@ -261,11 +270,12 @@ SCAN_SELF = MEMSCAN + r'''
 import json, os, time
 NEEDLES = _needles(__NEEDLES__)
 time.sleep(__DELAY__)
+t0 = time.time()
 out = {"self": _scan("self", NEEDLES)}
 for name in os.listdir("/proc"):
     if name.isdigit() and int(name) != os.getpid():
         out[name] = _scan(int(name), NEEDLES)
-print("RESULT " + json.dumps(out))
+print("RESULT " + json.dumps({"scan": out, "t0": t0, "t1": time.time()}))
 '''
 
 # Holds a token the way a program's data sits in memory (bytes, str, numpy, pandas), in files,
@@ -471,7 +481,10 @@ gc.disable()
 decimal.getcontext().prec = 3
 socket.setdefaulttimeout(1.5)
 sys.excepthook = lambda *a: None
-atexit.register(lambda: open("/tmp/wmrl-rt-atexit", "w").write(TOKEN))
+def _at_exit():
+    with open("/tmp/wmrl-rt-atexit", "w") as f:
+        f.write(TOKEN)
+atexit.register(_at_exit)
 # --- process state
 os.chdir("/tmp")
 os.umask(0o077)
@@ -588,7 +601,7 @@ from sklearn.model_selection import train_test_split
 out["sklearn_split"] = train_test_split(list(range(10**6)))[1][:4]
 import pandas as pd
 out["pandas_sample"] = pd.Series(range(10**6)).sample(4).tolist()
-print("RESULT " + json.dumps(out))
+print("RESULT " + json.dumps({"draws": out}))
 '''
 
 # Random generators created while libraries were imported (entropy-seeded then): in a fresh
@@ -617,13 +630,15 @@ for o in gc.get_objects():
 from sklearn.ensemble._hist_gradient_boosting.grower import TreeGrower
 d = [v for v in (TreeGrower.__init__.__defaults__ or ()) if isinstance(v, np.random.Generator)]
 out["TreeGrower_default_rng"] = [float(copy.deepcopy(g).random()) for g in d]
-print("RESULT " + json.dumps(out))
+print("RESULT " + json.dumps({"import_time": out}))
 '''
 
 AUTHKEY = r'''
 import json, multiprocessing.process as mp
 print("RESULT " + json.dumps({"authkey": bytes(mp.current_process().authkey).hex()}))
 '''
+
+RANDOMNESS = IMPORT_TIME_RNGS + AUTHKEY + RNG
 
 # --------------------------------------------------------------------------------------------
 # reaching the zygote, the harness, other processes
@@ -730,7 +745,7 @@ print("RESULT " + json.dumps(res))
 '''
 
 LABELS = r'''
-import ctypes, json, os
+import ctypes, json, os, stat
 TOKEN = __TOKEN__
 HOST_PRIVATE = __HOST_PRIVATE__
 HOST_PUBLIC = __HOST_PUBLIC__
@@ -775,11 +790,14 @@ for root, dirs, names in os.walk("/"):
     for name in names + dirs:
         n += 1
         path = os.path.join(root, name)
+        if path == "/sandbox/main.py":  # this program, which holds the token to look for
+            continue
         if label_name in name or "private" in name:
             found.append(path)
         elif name in names and n < 20000:
             try:
-                if os.path.getsize(path) < (1 << 20) and TOKEN.encode() in open(path, "rb").read():
+                st = os.lstat(path)
+                if stat.S_ISREG(st.st_mode) and st.st_size < (1 << 20) and TOKEN.encode() in open(path, "rb").read():
                     found.append(path)
             except OSError:
                 pass
@@ -828,7 +846,14 @@ time.sleep(__DELAY__)
 libc = ctypes.CDLL(None, use_errno=True)
 class iovec(ctypes.Structure):
     _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
-out = {"checked_at": time.time(), "per_pid": {}}
+import mmap
+own = mmap.mmap(-1, 1 << 16)
+own.write((H2 + H1).encode() * 100)  # the same halves, other order: proves the reader reads
+own_addr = ctypes.addressof(ctypes.c_char.from_buffer(own))
+with open("/proc/self/mem", "rb", 0) as m:
+    m.seek(own_addr)
+    out_self = (H2 + H1).encode() in m.read(4096)
+out = {"checked_at": time.time(), "per_pid": {}, "self_check": out_self}
 needle_found = False
 for p in sorted(int(x) for x in os.listdir("/proc") if x.isdigit()):
     r = {}
@@ -875,9 +900,9 @@ OUTCOMES = {
     "system_exit_none": ("raise SystemExit", {}),
     "exit_in_thread": ("import threading, sys\nt = threading.Thread(target=lambda: sys.exit(5))\n"
                        "t.start(); t.join(); print('after')", {}),
-    "hang": ("import time; time.sleep(60)", {"wall_s": 3}),
+    "hang": ("import time; time.sleep(60)", {"wall_s": 2}),
     "hang_ignoring_sigterm": ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                              "time.sleep(60)", {"wall_s": 3}),
+                              "time.sleep(60)", {"wall_s": 2}),
     "cpu_spin": ("while True: pass", {"cpu_s": 1}),
     "cpu_in_children": ("import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n"
                         "        t = time.process_time()\n"
@@ -893,19 +918,21 @@ OUTCOMES = {
     "fork_many": ("import os, time\nn = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n"
                   "            time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\n"
                   "print('forked', n > 0)", {"max_procs": 16}),
-    "stack_overflow": ("import sys\nsys.setrecursionlimit(10**7)\ndef f(n): return f(n + 1) + 1\nf(0)", {}),
     "nondaemon_thread_writes": ("import threading, time\ndef w():\n    time.sleep(0.5)\n"
                                 "    open('submission.csv', 'w').write('late')\n"
                                 "threading.Thread(target=w).start()", {}),
     "atexit_writes": ("import atexit\natexit.register(lambda: open('submission.csv', 'w').write('atexit'))", {}),
     "unflushed_file": ("f = open('submission.csv', 'w'); f.write('unflushed')", {}),
+    "kill_minus_one": ("import os, signal, time\nos.kill(-1, signal.SIGKILL)\ntime.sleep(0.5)\nprint('survived')", {}),
+    "signal_parent": ("import os, signal, time\nos.kill(os.getppid(), signal.SIGTERM)\ntime.sleep(0.5)\n"
+                      "print('survived')", {}),
 }
 
 NORMAL = r'''
 import json, resource, time
 import numpy as np
 t = time.process_time()
-while time.process_time() - t < 0.3:
+while time.process_time() - t < 0.05:
     np.linalg.inv(np.eye(50) + 1)
 open("submission.csv", "w").write("id,y\n1,0\n")
 print("RESULT " + json.dumps({"ok": True, "cpu": resource.getrlimit(resource.RLIMIT_CPU),
@@ -921,4 +948,27 @@ for _ in range(50):
     sys.stdout.write(TOKEN + "\n")
     sys.stderr.write("err-" + TOKEN + "\n")
 open("submission.csv", "w").write(TOKEN)
+'''
+
+# A child in a nested pid namespace of the program's own (possible only with CAP_SYS_ADMIN in the
+# program's user namespace), detached, immune to SIGTERM/SIGHUP/SIGINT, with a grandchild: both
+# must die with the run.
+NESTED_PIDNS = r'''
+import ctypes, json, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+TOKEN = __TOKEN__
+rc = libc.unshare(0x20000000 | 0x00020000)  # CLONE_NEWPID | CLONE_NEWNS; fails without caps
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, "-c",
+                 "import signal, time\n"
+                 "for s in (1, 2, 15): signal.signal(s, signal.SIG_IGN)\n"
+                 "time.sleep(60)\n", "wmrl-rt-" + TOKEN])
+    os.execv(sys.executable, [sys.executable, "-c",
+             "import signal, time\n"
+             "for s in (1, 2, 15): signal.signal(s, signal.SIG_IGN)\n"
+             "time.sleep(60)\n", "wmrl-rt-init-" + TOKEN])
+time.sleep(1)
+print("RESULT " + json.dumps({"unshare": rc}))
 '''

@@ -14,13 +14,15 @@ from pathlib import Path
 import gymnasium as gym
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import wmrl_envs  # noqa: F401
 from wmrl_envs.mle.suites import load_tasks
 from wmrl_envs.sandbox import Executor, Job, RunResult
 from wmrl_envs.world_models import make_world_model
 from wmrl_envs.world_models.factory import check_spec
-from wmrl_envs.world_models.proxy import ProxyRunWorldModel
+from wmrl_envs.world_models.proxy import ProxyRunWorldModel, _power_law
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper
 
 TASK = "titanic"  # the DSBench suite's: 981 train rows (id, sex, age, passengerClass, survived)
@@ -140,18 +142,19 @@ def rows_of(job: Job) -> int:
 @pytest.mark.parametrize(("power", "passes"), [(1, True), (2, False)])
 def test_the_growth_of_cost_with_rows_is_measured_before_extrapolating(tasks, context, power, passes):
     # 5 CPU-s on the proxy: linear growth stays within the limit, quadratic growth does not; the
-    # linear estimate (~23 s) passes a quarter of the limit, so the program is rerun on half the rows
+    # linear estimate (~23 s) passes a quarter of the limit, so the program is rerun on a half and a
+    # quarter of the rows
     def run(job: Job) -> RunResult:
         return ok({"submission.csv": answers_of(job)}, cpu_s=1.0 + 4.0 * (rows_of(job) / ROWS) ** power, wall_s=1.0)
 
     wm = model(tasks, run)
     pred = wm.predict(context, "x = 1")
     assert (pred.score > 0.9) is passes and pred.checks["limits"].p_pass == float(passes)
-    assert len([j for j in wm.executor.jobs if j.name != "proxy-startup"]) == 2  # the proxy run and the half run
-    assert pred.cost_s >= 5.0 + 2.0  # both runs are paid for
+    assert len([j for j in wm.executor.jobs if j.name != "proxy-startup"]) == 3  # the proxy, half, quarter runs
+    assert pred.cost_s >= 5.0 + 2.0 + 1.0  # every run is paid for
 
 
-def test_the_growth_rerun_halves_the_rows_also_when_the_train_file_is_smaller_than_rows(tasks, context):
+def test_the_growth_reruns_halve_the_rows_also_when_the_train_file_is_smaller_than_rows(tasks, context):
     seen = []
 
     def run(job: Job) -> RunResult:
@@ -161,7 +164,8 @@ def test_the_growth_rerun_halves_the_rows_also_when_the_train_file_is_smaller_th
     wm = ProxyRunWorldModel(RecordedExecutor(lambda job: ok() if job.name == "proxy-startup" else run(job)),
                             rows=5000, tasks=tasks)  # more rows than titanic's 981: the proxy takes them all
     wm.predict({**context, "reward_mode": "rpg"}, "x = 1")
-    assert seen[0] == 981 and abs(seen[1] - 981 // 2) <= 1
+    half, quarter = sorted(seen[1:], reverse=True)  # the two reruns run concurrently
+    assert seen[0] == 981 and abs(half - 981 // 2) <= 1 and abs(quarter - 981 // 4) <= 1
 
 
 def test_memory_that_grows_quadratically_is_predicted_to_exceed_the_limit(tasks, context):
@@ -245,3 +249,23 @@ def test_in_the_wrappers_real_programs_are_run_on_the_proxy_and_ranked(tmp_path)
     _, real, _, _, info = mixed.step(GOOD)
     assert info["reward_source"] == "real" and info["mixing"]["wm_raw"] == pytest.approx(scores["good"])
     assert real > 0.2  # the real run of the same program pays too
+
+
+@given(
+    fixed=st.floats(0, 5000),
+    c=st.floats(1e-6, 1.0),
+    k=st.floats(1.0, 3.0),
+    n0=st.integers(200, 20000),
+    scale=st.floats(1.5, 50),
+)
+def test_power_law_recovers_any_fixed_part_and_exponent(fixed, c, k, n0, scale):
+    """Three runs at n, n/2, n/4 of ``F + c n^k`` extrapolate exactly, whatever the fixed part F
+    (the start-up a backend charges or not)."""
+    n = (n0, n0 // 2, n0 // 4)
+    u = tuple(fixed + c * x**k for x in n)
+    n_full = int(n0 * scale)
+    assert _power_law(n, u, n_full) == pytest.approx(fixed + c * n_full**k, rel=1e-6)
+
+
+def test_power_law_without_growth_stays_at_the_measured_usage():
+    assert _power_law((2000, 1000, 500), (300.0, 300.0, 290.0), 6500) == 300.0

@@ -290,9 +290,15 @@ if not polluted:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module", params=["bwrap", "warm"])
+def backend(request) -> str:
+    """Every attack meets the cold and the warm sandbox (the env's and the proxy's alike)."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def env():
-    e = gym.make("WMRL/MLEDojo-v0", tasks=[TASK], executor="bwrap")
+def env(backend):
+    e = gym.make("WMRL/MLEDojo-v0", tasks=[TASK], executor=backend)
     yield e
     e.close()
 
@@ -304,8 +310,8 @@ def context(env):
 
 
 @pytest.fixture(scope="module")
-def wm():
-    m = ProxyRunWorldModel(executor="bwrap")
+def wm(backend):
+    m = ProxyRunWorldModel(executor=backend)
     yield m
     m.close()
 

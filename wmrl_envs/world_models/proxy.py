@@ -21,7 +21,7 @@ Limits of the method:
 - The proxy's held-out rows are the same for every program. Over a long run, a policy could overfit
   them, as it could a public leaderboard.
 
-Cost: one sandboxed run on ``rows`` rows per program (two when the resource check reruns it);
+Cost: one sandboxed run on ``rows`` rows per program (three when the resource check reruns it);
 ``Prediction.cost_s`` is their CPU seconds plus the grading. Once per task, the proxy split is
 carved and the task's reference population (the one behind its leaderboard) is fitted on it, so
 that a proxy score is priced on a board of the same solutions on the same rows; ``setup_s`` adds
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 import os
 import threading
 import time
@@ -189,32 +188,35 @@ class ProxyRunWorldModel:
         """Whether the run, extrapolated to the full data, stays within the task's limits, and the
         CPU seconds this check spent.
 
-        Each resource (CPU, wall, peak memory) above the start-up program's is scaled by
-        ``(rows_full / rows_proxy) ** k``. ``k`` is 1 unless that linear estimate passes a quarter
-        of a limit; then the program runs again on half the proxy's rows and ``k`` is fitted from
-        the two runs (clamped to [1, 3]), so that quadratic memory and cubic time are seen as such."""
+        Each resource (CPU, wall, peak memory) above the start-up program's is scaled linearly
+        with the rows. Where that estimate passes a quarter of a limit, the program runs again on
+        a half and a quarter of the proxy's rows, and ``usage = F + c * rows ** k`` is fitted
+        through the three runs (the program's fixed part ``F`` cancels in their differences, so the
+        fit does not depend on how much of the start-up the sandbox charges the run: the warm
+        backend charges none of the imports); the larger of the two estimates is kept, so that
+        quadratic memory and cubic time are seen as such."""
         task, proxy = item.task, item.proxy
         limits = task.run_limits()
         caps = {"CPU-s": limits.cpu_s, "wall s": limits.wall_s, "MB": float(limits.memory_mb)}
         base, used = _usage(self._startup(limits)), _usage(result)
         n_full, n_proxy = _rows(task), max(1, _rows(proxy))
-        k, spent = dict.fromkeys(used, 1.0), 0.0
-        if any(_grown(used[r], base[r], n_full / n_proxy, 1.0) > _GROWTH_CHECK * caps[r] for r in used):
-            half = self._split(task, max(40, n_proxy // 2), board=False)
-            again = self.executor.submit(_job(item.code, task, half)).result() if half is not None else None
-            if again is not None:
-                spent = _cpu(again)
-                if again.ok:
-                    small = _usage(again)
-                    k = {r: _exponent(used[r] - base[r], small[r] - base[r], n_proxy / max(1, _rows(half)))
-                         for r in used}
-        est = {r: _grown(used[r], base[r], n_full / n_proxy, k[r]) for r in used}
+        est = {r: _grown(used[r], base[r], n_full / n_proxy) for r in used}
+        spent = 0.0
+        if any(est[r] > _GROWTH_CHECK * caps[r] for r in used):
+            smaller = [self._split(task, max(40, n_proxy // d), board=False) for d in (2, 4)]
+            if all(t is not None for t in smaller):
+                runs = [self.executor.submit(_job(item.code, task, t)) for t in smaller]
+                again = [f.result() for f in runs]
+                spent = sum(_cpu(r) for r in again)
+                if all(r.ok for r in again):
+                    n = (n_proxy, *(max(1, _rows(t)) for t in smaller))
+                    for r in used:
+                        u = (used[r], *(_usage(a)[r] for a in again))
+                        est[r] = max(est[r], _power_law(n, u, n_full))
         text = ", ".join(f"~{est[r]:.0f} of {caps[r]:g} {r}" for r in used)
         if any(est[r] > caps[r] for r in used):
             return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {text}"), spent
         return Verdict(1.0, f"predicted on the full data ({n_full} rows): {text}"), spent
-
-    # ---- tasks and proxy splits -------------------------------------------------------------
 
     def _task(self, context: Mapping[str, Any]) -> Task:
         task_id, suite = context.get("task_id"), context.get("suite")
@@ -290,17 +292,31 @@ def _usage(result: RunResult) -> dict[str, float]:
             "MB": float(result.peak_mem_bytes or 0) / 2**20}
 
 
-def _grown(used: float, base: float, scale: float, k: float) -> float:
-    """``used`` with its part above ``base`` scaled by ``scale ** k``."""
+def _grown(used: float, base: float, scale: float) -> float:
+    """``used`` with its part above ``base`` scaled by ``scale``."""
     base = min(base, used)
-    return base + (used - base) * scale**k
+    return base + (used - base) * scale
 
 
-def _exponent(large: float, small: float, ratio: float) -> float:
-    """The growth exponent from two runs ``ratio`` times apart in rows, clamped to [1, 3]."""
-    if large <= 0 or small <= 0 or ratio <= 1:
-        return 1.0
-    return min(3.0, max(1.0, math.log(large / small) / math.log(ratio)))
+def _power_law(n: tuple[int, int, int], u: tuple[float, float, float], n_full: int) -> float:
+    """``u(n_full)`` for ``u = F + c * n ** k`` through three runs at rows ``n[0] > n[1] > n[2]``.
+
+    ``k`` solves ``(u0 - u1) / (u1 - u2) = (n0^k - n1^k) / (n1^k - n2^k)`` (that ratio grows with
+    ``k``), clamped to [1, 3]; differences that do not grow give ``k = 1``."""
+    d1, d2 = u[0] - u[1], u[1] - u[2]
+    if d1 <= 0 or d2 <= 0 or not n[0] > n[1] > n[2]:
+        return u[0]
+
+    def ratio(k: float) -> float:
+        return (n[0] ** k - n[1] ** k) / (n[1] ** k - n[2] ** k)
+
+    lo, hi = 1.0, 3.0
+    target = min(max(d1 / d2, ratio(lo)), ratio(hi))
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ratio(mid) < target else (lo, mid)
+    k = (lo + hi) / 2
+    return u[0] + d1 / (n[0] ** k - n[1] ** k) * (n_full**k - n[0] ** k)
 
 
 def _cpu(result: RunResult) -> float:
