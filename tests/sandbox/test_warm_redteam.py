@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import platform
 import shutil
+import signal
 import tempfile
 import time
 import uuid
@@ -43,8 +44,16 @@ _HELD_BY_HARNESS = [PYVAR_SECRET * 4, PYVAR_SECRET.encode()]
 LIMITS = Limits(wall_s=20, cpu_s=10, memory_mb=1024, max_procs=64, file_mb=64, workspace_mb=128)
 BACKENDS = ("bwrap", "warm")
 PROJECT = Path(__file__).resolve().parents[2]
-OUTCOME_FIELDS = ("exit_code", "term_signal", "timed_out", "cpu_limit_hit", "oom_killed",
-                  "fsize_limit_hit", "stdout_truncated", "leftover_procs")
+OUTCOME_FIELDS = (
+    "exit_code",
+    "term_signal",
+    "timed_out",
+    "cpu_limit_hit",
+    "oom_killed",
+    "fsize_limit_hit",
+    "stdout_truncated",
+    "leftover_procs",
+)
 
 
 def _tok(kind: str) -> str:
@@ -105,7 +114,9 @@ def executors(task):
 
 
 def _check_backend(result: RunResult, backend: str) -> RunResult:
-    assert result.backend == backend, f"asked for {backend}, ran on {result.backend}: {result.error}"
+    assert result.backend == backend, (
+        f"asked for {backend}, ran on {result.backend}: {result.error}"
+    )
     return result
 
 
@@ -119,13 +130,16 @@ def run_many(executors, backend: str, jobs: list[Job]) -> list[RunResult]:
 
 def ok(result: RunResult) -> dict:
     assert result.exit_code == 0 and not result.timed_out, (
-        f"exit {result.exit_code} timed_out={result.timed_out}\n{result.stderr[-3000:]}")
+        f"exit {result.exit_code} timed_out={result.timed_out}\n{result.stderr[-3000:]}"
+    )
     return P.results_of(result.stdout)
 
 
 def _ready_end(result: RunResult) -> tuple[float, float]:
     """The times a holding program printed when it was ready and when it stopped holding."""
-    lines = [P.results_of(line) for line in result.stdout.splitlines() if line.startswith("RESULT ")]
+    lines = [
+        P.results_of(line) for line in result.stdout.splitlines() if line.startswith("RESULT ")
+    ]
     ready = next((d["ready"] for d in lines if d.get("ready")), None)
     end = next((d["end"] for d in lines if d.get("end")), None)
     assert ready and end, f"did not run through: {result.stdout[-500:]} {result.stderr[-3000:]}"
@@ -175,8 +189,11 @@ def test_no_netfilter_or_packet_sockets_in_own_netns(executors, task, backend):
     These are the kernel's most exploited unprivileged-user-namespace surfaces; bwrap's
     --disable-userns and the seccomp filter exist to keep them out of reach."""
     res = ok(run(executors, backend, P.NETADMIN, task.public))
-    escalated = {k: res[k] for k in ("lo_up", "packet_socket", "raw_socket", "nft_table_created")
-                 if res[k] is True}
+    escalated = {
+        k: res[k]
+        for k in ("lo_up", "packet_socket", "raw_socket", "nft_table_created")
+        if res[k] is True
+    }
     assert escalated == {}, f"{backend}: {escalated}; full: {res}"
 
 
@@ -184,8 +201,25 @@ def test_view_matches_cold(executors, task):
     """Everything a program can observe about its process is the same under warm as under bwrap."""
     cold = ok(run(executors, "bwrap", P.VIEW, task.public))
     warm = ok(run(executors, "warm", P.VIEW, task.public))
-    keys = ("uid", "gid", "groups", "NoNewPrivs", "Seccomp", "SigIgn", "SigBlk", "Umask", "cwd",
-            "hostname", "limits", "argv", "file", "name", "path", "stdin_is_none", "flags")
+    keys = (
+        "uid",
+        "gid",
+        "groups",
+        "NoNewPrivs",
+        "Seccomp",
+        "SigIgn",
+        "SigBlk",
+        "Umask",
+        "cwd",
+        "hostname",
+        "limits",
+        "argv",
+        "file",
+        "name",
+        "path",
+        "stdin_is_none",
+        "flags",
+    )
     diff = {k: (cold[k], warm[k]) for k in keys if cold[k] != warm[k]}
     assert diff == {}, f"cold vs warm: {diff}"
 
@@ -226,8 +260,12 @@ def test_environment_matches_cold(executors, task):
 
 def test_private_labels_unreachable(executors, task, backend):
     """Host path, ../private, /proc/<pid>/root, a chroot escape, and a walk of the visible tree."""
-    code = P.fill(P.LABELS, TOKEN=task.label_token, HOST_PRIVATE=str(task.labels),
-                  HOST_PUBLIC=str(task.public / "train.csv"))
+    code = P.fill(
+        P.LABELS,
+        TOKEN=task.label_token,
+        HOST_PRIVATE=str(task.labels),
+        HOST_PUBLIC=str(task.public / "train.csv"),
+    )
     res = ok(run(executors, backend, code, task.public))
     assert res["found"] == [], f"{backend}: labels reached at {res['found']}"
     assert res["walked"] > 10  # the walk ran
@@ -251,15 +289,17 @@ def test_memory_scan_finds_what_the_run_holds(executors, task, backend):
     needle = _tok("self")
     h1, h2 = P.halves(needle)
     code = f"HELD = [({h1!r} + {h2!r}) * 50]\n" + P.fill(
-        P.SCAN_SELF, NEEDLES=_needle_spec(held=needle, control=_tok("control")), DELAY=0)
+        P.SCAN_SELF, NEEDLES=_needle_spec(held=needle, control=_tok("control")), DELAY=0
+    )
     res = ok(run(executors, backend, code, task.public))
     assert res["scan"]["self"]["held"] >= 1 and res["scan"]["self"]["control"] == 0, res
 
 
 def test_harness_secrets_not_in_memory(executors, task, backend):
     """Scan every readable byte of the program and of each process it sees."""
-    needles = _needle_spec(env=HARNESS_SECRET, var=PYVAR_SECRET, label=task.label_token,
-                           control=_tok("control"))
+    needles = _needle_spec(
+        env=HARNESS_SECRET, var=PYVAR_SECRET, label=task.label_token, control=_tok("control")
+    )
     res = ok(run(executors, backend, P.fill(P.SCAN_SELF, NEEDLES=needles, DELAY=0), task.public))
     assert "self" in res["scan"] and "error" not in res["scan"]["self"]
     assert _nonzero_hits(res["scan"]) == {}, f"{backend}: {res['scan']}"
@@ -272,13 +312,16 @@ def test_previous_run_data_not_in_memory(executors, task, backend):
     data = _shm_dir(prefix=f"{path_tok}-")
     try:
         _write(data / "train.csv", f"id,secret\n1,{content}\n")
-        first = run(executors, backend, P.fill(P.HOLDER, TOKEN=held, HOLD=0), data,
-                    name=f"job-{name}")
+        first = run(
+            executors, backend, P.fill(P.HOLDER, TOKEN=held, HOLD=0), data, name=f"job-{name}"
+        )
         assert ok(first)["data"] > 0
-        needles = _needle_spec(held=held, content=content, name=name, path=path_tok,
-                               control=_tok("control"))
-        res = ok(run(executors, backend, P.fill(P.SCAN_SELF, NEEDLES=needles, DELAY=0),
-                     task.public))
+        needles = _needle_spec(
+            held=held, content=content, name=name, path=path_tok, control=_tok("control")
+        )
+        res = ok(
+            run(executors, backend, P.fill(P.SCAN_SELF, NEEDLES=needles, DELAY=0), task.public)
+        )
     finally:
         shutil.rmtree(data, ignore_errors=True)
     assert _nonzero_hits(res["scan"]) == {}, f"{backend}: {res['scan']}"
@@ -287,10 +330,18 @@ def test_previous_run_data_not_in_memory(executors, task, backend):
 def test_concurrent_run_data_not_in_memory(executors, task, backend):
     held = _tok("conc")
     needles = _needle_spec(held=held, control=_tok("control"))
-    holder, scanner = run_many(executors, backend, [
-        Job(code=P.fill(P.HOLDER, TOKEN=held, HOLD=6), data_dir=task.public, name="holder"),
-        Job(code=P.fill(P.SCAN_SELF, NEEDLES=needles, DELAY=2.5), data_dir=task.public,
-            name="scanner")])
+    holder, scanner = run_many(
+        executors,
+        backend,
+        [
+            Job(code=P.fill(P.HOLDER, TOKEN=held, HOLD=6), data_dir=task.public, name="holder"),
+            Job(
+                code=P.fill(P.SCAN_SELF, NEEDLES=needles, DELAY=2.5),
+                data_dir=task.public,
+                name="scanner",
+            ),
+        ],
+    )
     ok(holder)
     ready, end = _ready_end(holder)
     s = ok(scanner)
@@ -305,8 +356,9 @@ _BASELINES: dict = {}
 
 
 def _state_check(tok: str, key: int, ipc_name: str, port: int, delay: float, needles: dict) -> str:
-    return P.fill(P.STATE_CHECK, KEY=key, TOKEN_NAME=ipc_name, PORT=port, DELAY=delay,
-                  NEEDLES=needles)
+    return P.fill(
+        P.STATE_CHECK, KEY=key, TOKEN_NAME=ipc_name, PORT=port, DELAY=delay, NEEDLES=needles
+    )
 
 
 def _mutator(tok: str, key: int, ipc_name: str, port: int, hold: float) -> str:
@@ -315,7 +367,12 @@ def _mutator(tok: str, key: int, ipc_name: str, port: int, hold: float) -> str:
 
 def _attack_ids():
     tok = _tok("mut")
-    return tok, int(tok[-7:], 16) or 1, f"wmrl-ipc-{uuid.uuid4().hex[:8]}", 40000 + int(tok[-3:], 16) % 20000
+    return (
+        tok,
+        int(tok[-7:], 16) or 1,
+        f"wmrl-ipc-{uuid.uuid4().hex[:8]}",
+        40000 + int(tok[-3:], 16) % 20000,
+    )
 
 
 def _baseline(executors, task, backend) -> dict:
@@ -330,8 +387,11 @@ def _baseline(executors, task, backend) -> dict:
 
 
 def _state_diff(before: dict, after: dict) -> dict:
-    return {k: (before.get(k), after.get(k)) for k in set(before) | set(after)
-            if before.get(k) != after.get(k)}
+    return {
+        k: (before.get(k), after.get(k))
+        for k in set(before) | set(after)
+        if before.get(k) != after.get(k)
+    }
 
 
 def test_state_checker_sees_mutations_of_its_own_process(executors, task):
@@ -339,10 +399,16 @@ def test_state_checker_sees_mutations_of_its_own_process(executors, task):
     before = _baseline(executors, task, "warm")
     tok, key, ipc, port = _attack_ids()
     needles = _needle_spec(token=tok, control=_tok("control"))
-    glue = ("\nimport builtins as _b, warnings as _w\n_b.print = _PRINT\n_w.resetwarnings()\n"
-            "signal.alarm(0)\n")
-    code = ("import builtins as _b\n_PRINT = _b.print\n" + _mutator(tok, key, ipc, port, 0) + glue
-            + _state_check(tok, key, ipc, port, 0, needles))
+    glue = (
+        "\nimport builtins as _b, warnings as _w\n_b.print = _PRINT\n_w.resetwarnings()\n"
+        "signal.alarm(0)\n"
+    )
+    code = (
+        "import builtins as _b\n_PRINT = _b.print\n"
+        + _mutator(tok, key, ipc, port, 0)
+        + glue
+        + _state_check(tok, key, ipc, port, 0, needles)
+    )
     res = ok(run(executors, "warm", code, task.public))
     unseen = set(before) - set(_state_diff(before, res["state"]))
     assert unseen <= {"print_is_builtin", "alarm_pending", "itimer", "int_256"}, unseen
@@ -373,10 +439,18 @@ def test_state_not_shared_with_concurrent_run(executors, task, backend):
     before = _baseline(executors, task, backend)
     tok, key, ipc, port = _attack_ids()
     needles = _needle_spec(token=tok, control=_tok("control"))
-    mut, chk = run_many(executors, backend, [
-        Job(code=_mutator(tok, key, ipc, port, 8), data_dir=task.public, name="mutator"),
-        Job(code=_state_check(tok, key, ipc, port, 4, needles), data_dir=task.public,
-            name="checker")])
+    mut, chk = run_many(
+        executors,
+        backend,
+        [
+            Job(code=_mutator(tok, key, ipc, port, 8), data_dir=task.public, name="mutator"),
+            Job(
+                code=_state_check(tok, key, ipc, port, 4, needles),
+                data_dir=task.public,
+                name="checker",
+            ),
+        ],
+    )
     ready, end = _ready_end(mut)
     res = ok(chk)
     assert ready < res["checked_at"] and res["done_at"] < end, "runs did not overlap: inconclusive"
@@ -388,9 +462,14 @@ def test_state_not_shared_with_concurrent_run(executors, task, backend):
 def test_concurrent_outputs_not_crossed(executors, task, backend):
     """Eight runs at once: each result carries its own stdout, stderr and files only."""
     toks = [_tok("echo") for _ in range(8)]
-    results = run_many(executors, backend, [
-        Job(code=P.fill(P.ECHO, TOKEN=t), data_dir=task.public, name=f"echo{i}")
-        for i, t in enumerate(toks)])
+    results = run_many(
+        executors,
+        backend,
+        [
+            Job(code=P.fill(P.ECHO, TOKEN=t), data_dir=task.public, name=f"echo{i}")
+            for i, t in enumerate(toks)
+        ],
+    )
     for t, r in zip(toks, results):
         assert r.exit_code == 0, r.stderr
         assert set(r.stdout.split()) == {t}
@@ -408,8 +487,9 @@ _RANDOMNESS: dict = {}
 def _two_runs(executors, task, backend) -> tuple[dict, dict]:
     """Two fresh runs of one program drawing from every source (shared by the tests below)."""
     if backend not in _RANDOMNESS:
-        _RANDOMNESS[backend] = [ok(run(executors, backend, P.RANDOMNESS, task.public))
-                                for _ in range(2)]
+        _RANDOMNESS[backend] = [
+            ok(run(executors, backend, P.RANDOMNESS, task.public)) for _ in range(2)
+        ]
     return tuple(_RANDOMNESS[backend])
 
 
@@ -452,7 +532,7 @@ def _zygote_pids() -> list[int]:
             status = Path(f"/proc/{name}/status").read_text()
         except OSError:
             continue
-        nspid = next((l.split()[1:] for l in status.splitlines() if l.startswith("NSpid:")), [])
+        nspid = next((ln.split()[1:] for ln in status.splitlines() if ln.startswith("NSpid:")), [])
         if b"zygote.py" in cmd and len(nspid) == 1:
             pids.append(int(name))
     return pids
@@ -508,8 +588,9 @@ def test_seccomp_denials_same_as_cold(executors, task, backend):
     if platform.machine() != "x86_64":
         pytest.skip("syscall numbers are x86_64")
     res = ok(run(executors, backend, P.SECCOMP, task.public))
-    wrong = {k: v for k, v in res["main"].items()
-             if v != [-1, "ENOSYS" if k == "clone3" else "EPERM"]}
+    wrong = {
+        k: v for k, v in res["main"].items() if v != [-1, "ENOSYS" if k == "clone3" else "EPERM"]
+    }
     assert wrong == {}, f"{backend}: not refused as expected: {wrong}"
     assert all(v == [-1, "EPERM"] for v in res["thread"].values()), res["thread"]
     assert res["child_all_eperm"]
@@ -519,13 +600,21 @@ def test_shared_layout_gives_no_access(executors, task, backend):
     """Warm runs share the zygote's address-space layout (documented). Knowing where a concurrent
     run keeps its data (the address it had in an identical earlier run) must not give access to it
     through /proc/<pid>/mem or process_vm_readv of any visible process."""
-    probe = ok(run(executors, backend, P.fill(P.LAYOUT_HOLDER, TOKEN=_tok("lay"), HOLD=0),
-                   task.public))
+    probe = ok(
+        run(executors, backend, P.fill(P.LAYOUT_HOLDER, TOKEN=_tok("lay"), HOLD=0), task.public)
+    )
     secret = _tok("lay")
-    holder, reader = run_many(executors, backend, [
-        Job(code=P.fill(P.LAYOUT_HOLDER, TOKEN=secret, HOLD=4), data_dir=task.public),
-        Job(code=P.fill(P.LAYOUT_READER, HALVES=P.halves(secret), ADDR=probe["addr"], DELAY=2),
-            data_dir=task.public)])
+    holder, reader = run_many(
+        executors,
+        backend,
+        [
+            Job(code=P.fill(P.LAYOUT_HOLDER, TOKEN=secret, HOLD=4), data_dir=task.public),
+            Job(
+                code=P.fill(P.LAYOUT_READER, HALVES=P.halves(secret), ADDR=probe["addr"], DELAY=2),
+                data_dir=task.public,
+            ),
+        ],
+    )
     h, r = ok(holder), ok(reader)
     assert r["self_check"], "the reader cannot read its own memory: the test would be blind"
     assert h["ready"] < r["checked_at"], "the reader looked before the holder was ready"
@@ -549,14 +638,29 @@ def test_outcome_same_as_cold(executors, task, case):
         normal = ok(run(executors, backend, P.NORMAL, task.public))
         assert normal["ok"] and normal["cpu"][0] == int(LIMITS.cpu_s), (backend, normal)
     cold, warm = got["bwrap"], got["warm"]
-    diff = {f: (getattr(cold, f), getattr(warm, f)) for f in OUTCOME_FIELDS
-            if getattr(cold, f) != getattr(warm, f)}
-    assert diff == {}, f"{case}: cold vs warm {diff}\ncold stderr: {cold.stderr[-800:]}\n" \
-                       f"warm stderr: {warm.stderr[-800:]}"
+    diff = {
+        f: (getattr(cold, f), getattr(warm, f))
+        for f in OUTCOME_FIELDS
+        if getattr(cold, f) != getattr(warm, f)
+    }
+    assert diff == {}, (
+        f"{case}: cold vs warm {diff}\ncold stderr: {cold.stderr[-800:]}\n"
+        f"warm stderr: {warm.stderr[-800:]}"
+    )
     assert cold.files == warm.files
     assert cold.stdout == warm.stdout or case == "flood"
     if case in ("raise", "sys_exit_msg", "keyboard_interrupt"):
         assert cold.stderr == warm.stderr
+
+
+def test_signalling_the_parent_is_the_documented_difference(executors, task):
+    """Cold, the parent is the namespace's init (pid 1), which ignores the signal; warm, it is
+    outside the namespace (``getppid() == 0``), so ``kill(0)`` ends only the program's own group."""
+    cold = run(executors, "bwrap", P.SIGNAL_PARENT, task.public)
+    warm = run(executors, "warm", P.SIGNAL_PARENT, task.public)
+    assert (cold.exit_code, cold.stdout) == (0, "1\nsurvived\n")
+    assert (warm.term_signal, warm.stdout) == (signal.SIGTERM, "0\n")
+    assert ok(run(executors, "warm", P.NORMAL, task.public))["ok"]
 
 
 # ============================================================================================

@@ -26,14 +26,14 @@ def results_of(stdout: str) -> dict:
     merged: dict = {}
     for line in stdout.splitlines():
         if line.startswith("RESULT "):
-            merged.update(json.loads(line[len("RESULT "):]))
+            merged.update(json.loads(line[len("RESULT ") :]))
     return merged
 
 
 def result_of(stdout: str) -> dict:
     for line in reversed(stdout.splitlines()):
         if line.startswith("RESULT "):
-            return json.loads(line[len("RESULT "):])
+            return json.loads(line[len("RESULT ") :])
     raise AssertionError(f"no RESULT line in stdout: {stdout[-2000:]!r}")
 
 
@@ -102,7 +102,7 @@ def _needles(spec):
 # --------------------------------------------------------------------------------------------
 # the program's view
 
-VIEW = r'''
+VIEW = r"""
 import json, os, resource, signal, socket, sys
 st = {}
 for line in open("/proc/self/status"):
@@ -122,9 +122,9 @@ print("RESULT " + json.dumps({
     "cmdline": open("/proc/self/cmdline", "rb").read().decode(errors="replace"),
     "orig_argv": getattr(sys, "orig_argv", None),
 }))
-'''
+"""
 
-NAMESPACES = r'''
+NAMESPACES = r"""
 import ctypes, json, os
 libc = ctypes.CDLL(None, use_errno=True)
 FLAGS = {"newns": 0x00020000, "newuts": 0x04000000, "newipc": 0x08000000,
@@ -166,12 +166,12 @@ def do_chroot():
 
 out["chroot"] = attempt(do_chroot)
 print("RESULT " + json.dumps(out))
-'''
+"""
 
 # CAP_NET_ADMIN / CAP_NET_RAW in a network namespace of the program's own: nf_tables, packet
 # sockets and interface configuration are the kernel surface bwrap's --disable-userns exists to
 # keep out of reach.
-NETADMIN = r'''
+NETADMIN = r"""
 import ctypes, fcntl, json, os, socket, struct
 libc = ctypes.CDLL(None, use_errno=True)
 out = {}
@@ -231,9 +231,9 @@ except OSError as e:
     out["nft_acks"] = repr(e)
     out["nft_table_created"] = False
 print("RESULT " + json.dumps(out))
-'''
+"""
 
-FDS = r'''
+FDS = r"""
 import json, os, stat
 out = {}
 for fd in range(1024):
@@ -247,9 +247,9 @@ for fd in range(1024):
         link = repr(e)
     out[str(fd)] = [stat.filemode(st.st_mode), link]
 print("RESULT " + json.dumps(out))
-'''
+"""
 
-ENVIRON = r'''
+ENVIRON = r"""
 import json, os, sys
 seen = {"os.environ": dict(os.environ)}
 for name in sorted(os.listdir("/proc"), key=lambda n: (not n.isdigit(), n)):
@@ -261,12 +261,14 @@ for name in sorted(os.listdir("/proc"), key=lambda n: (not n.isdigit(), n)):
             except OSError as e:
                 seen[f"/proc/{name}/{what}"] = repr(e)
 print("RESULT " + json.dumps(seen))
-'''
+"""
 
 # --------------------------------------------------------------------------------------------
 # memory: harness secrets and other runs' data
 
-SCAN_SELF = MEMSCAN + r'''
+SCAN_SELF = (
+    MEMSCAN
+    + r"""
 import json, os, time
 NEEDLES = _needles(__NEEDLES__)
 time.sleep(__DELAY__)
@@ -276,11 +278,12 @@ for name in os.listdir("/proc"):
     if name.isdigit() and int(name) != os.getpid():
         out[name] = _scan(int(name), NEEDLES)
 print("RESULT " + json.dumps({"scan": out, "t0": t0, "t1": time.time()}))
-'''
+"""
+)
 
 # Holds a token the way a program's data sits in memory (bytes, str, numpy, pandas), in files,
 # and in stdout; sleeps so that a concurrent run can look for it.
-HOLDER = r'''
+HOLDER = r"""
 import json, os, time
 import numpy as np
 TOKEN = __TOKEN__
@@ -299,12 +302,14 @@ print("holding", TOKEN, flush=True)
 print("RESULT " + json.dumps({"ready": time.time(), "data": len(data)}), flush=True)
 time.sleep(__HOLD__)
 print("RESULT " + json.dumps({"ready": 0, "end": time.time()}), flush=True)
-'''
+"""
 
 # --------------------------------------------------------------------------------------------
 # cross-run state: a mutator changes everything it can reach, a checker describes the state
 
-STATE_CHECK = MEMSCAN + r'''
+STATE_CHECK = (
+    MEMSCAN
+    + r"""
 import json, os, sys, time, signal, resource, socket, warnings, gc, decimal, math, threading
 import atexit, builtins, ctypes, errno, glob
 import numpy as np
@@ -437,9 +442,10 @@ leaks = {"memory": _scan("self", _needles(__NEEDLES__))}
 leaks["memory_readonly_too"] = _scan("self", _needles(__NEEDLES__), writable_only=False)
 print("RESULT " + json.dumps({"state": state, "leaks": leaks, "start": start,
                               "checked_at": checked_at, "done_at": time.time()}, default=repr))
-'''
+"""
+)
 
-MUTATOR = r'''
+MUTATOR = r"""
 import json, os, sys, time, signal, resource, socket, warnings, gc, decimal, math, threading
 import atexit, builtins, ctypes, random, types
 import numpy as np
@@ -561,12 +567,12 @@ sys.stdout.flush()
 time.sleep(__HOLD__)
 sys.stdout.write("RESULT " + json.dumps({"ready": 0, "end": time.time()}) + "\n")
 sys.stdout.flush()
-'''
+"""
 
 # --------------------------------------------------------------------------------------------
 # randomness
 
-RNG = r'''
+RNG = r"""
 import json, os, random, secrets, tempfile, uuid
 import numpy as np
 out = {
@@ -602,11 +608,11 @@ out["sklearn_split"] = train_test_split(list(range(10**6)))[1][:4]
 import pandas as pd
 out["pandas_sample"] = pd.Series(range(10**6)).sample(4).tolist()
 print("RESULT " + json.dumps({"draws": out}))
-'''
+"""
 
 # Random generators created while libraries were imported (entropy-seeded then): in a fresh
 # process each differs from run to run; fingerprinted by one draw from a copy.
-IMPORT_TIME_RNGS = r'''
+IMPORT_TIME_RNGS = r"""
 import copy, gc, json, random
 import numpy as np
 import scipy.stats, sklearn.ensemble, sklearn.model_selection, sklearn.linear_model, pandas
@@ -631,19 +637,19 @@ from sklearn.ensemble._hist_gradient_boosting.grower import TreeGrower
 d = [v for v in (TreeGrower.__init__.__defaults__ or ()) if isinstance(v, np.random.Generator)]
 out["TreeGrower_default_rng"] = [float(copy.deepcopy(g).random()) for g in d]
 print("RESULT " + json.dumps({"import_time": out}))
-'''
+"""
 
-AUTHKEY = r'''
+AUTHKEY = r"""
 import json, multiprocessing.process as mp
 print("RESULT " + json.dumps({"authkey": bytes(mp.current_process().authkey).hex()}))
-'''
+"""
 
 RANDOMNESS = IMPORT_TIME_RNGS + AUTHKEY + RNG
 
 # --------------------------------------------------------------------------------------------
 # reaching the zygote, the harness, other processes
 
-REACH = r'''
+REACH = r"""
 import ctypes, errno, json, os, signal
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -704,9 +710,9 @@ try:
 except OSError as e:
     out["kill_all"] = errno.errorcode.get(e.errno)
 print("RESULT " + json.dumps(out), flush=True)
-'''
+"""
 
-SECCOMP = r'''
+SECCOMP = r"""
 import ctypes, errno, json, os, threading
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -742,9 +748,9 @@ if pid == 0:
     os._exit(0 if all(v[0] == -1 and v[1] == "EPERM" for v in r.values()) else 3)
 res["child_all_eperm"] = os.waitpid(pid, 0)[1] == 0
 print("RESULT " + json.dumps(res))
-'''
+"""
 
-LABELS = r'''
+LABELS = r"""
 import ctypes, json, os, stat
 TOKEN = __TOKEN__
 HOST_PRIVATE = __HOST_PRIVATE__
@@ -802,9 +808,9 @@ for root, dirs, names in os.walk("/"):
             except OSError:
                 pass
 print("RESULT " + json.dumps({"found": found, "tried": tried, "walked": n}))
-'''
+"""
 
-HARNESS_CODE = r'''
+HARNESS_CODE = r"""
 import gc, json, sys, types
 ROOTS = __ROOTS__
 code_files = set()
@@ -817,12 +823,12 @@ mods = sorted(k for k, m in list(sys.modules.items())
               if (getattr(m, "__file__", None) or "").startswith(ROOTS))
 cache = sorted(str(k) for k in sys.path_importer_cache if str(k).startswith(ROOTS))
 print("RESULT " + json.dumps({"code": sorted(code_files), "modules": mods, "importer_cache": cache}))
-'''
+"""
 
 # --------------------------------------------------------------------------------------------
 # address-space layout
 
-LAYOUT_HOLDER = r'''
+LAYOUT_HOLDER = r"""
 import ctypes, json, mmap, time
 TOKEN = __TOKEN__
 buf = mmap.mmap(-1, 1 << 22)
@@ -836,9 +842,9 @@ for line in open("/proc/self/maps"):
 print("RESULT " + json.dumps({"addr": addr, "heap": libs.get("[heap]"), "stack": libs.get("[stack]"),
                               "n_maps": len(libs), "ready": time.time()}), flush=True)
 time.sleep(__HOLD__)
-'''
+"""
 
-LAYOUT_READER = r'''
+LAYOUT_READER = r"""
 import ctypes, errno, json, os, time
 H1, H2 = __HALVES__
 ADDR = __ADDR__
@@ -880,7 +886,7 @@ for p in sorted(int(x) for x in os.listdir("/proc") if x.isdigit()):
     out["per_pid"][str(p)] = r
 out["found"] = needle_found
 print("RESULT " + json.dumps(out))
-'''
+"""
 
 # --------------------------------------------------------------------------------------------
 # outcomes: the same program must end the same way under both backends
@@ -898,37 +904,67 @@ OUTCOMES = {
     "sys_exit_3": ("import sys; sys.exit(3)", {}),
     "sys_exit_300": ("import sys; sys.exit(300)", {}),
     "system_exit_none": ("raise SystemExit", {}),
-    "exit_in_thread": ("import threading, sys\nt = threading.Thread(target=lambda: sys.exit(5))\n"
-                       "t.start(); t.join(); print('after')", {}),
+    "exit_in_thread": (
+        "import threading, sys\nt = threading.Thread(target=lambda: sys.exit(5))\n"
+        "t.start(); t.join(); print('after')",
+        {},
+    ),
     "hang": ("import time; time.sleep(60)", {"wall_s": 2}),
-    "hang_ignoring_sigterm": ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                              "time.sleep(60)", {"wall_s": 2}),
+    "hang_ignoring_sigterm": (
+        "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(60)",
+        {"wall_s": 2},
+    ),
     "cpu_spin": ("while True: pass", {"cpu_s": 1}),
-    "cpu_in_children": ("import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n"
-                        "        t = time.process_time()\n"
-                        "        while time.process_time() - t < 0.9: pass\n"
-                        "        os._exit(0)\nfor _ in range(3): os.wait()\nprint('done')",
-                        {"cpu_s": 1.5}),
-    "oom": ("x = bytearray(700 * 2**20)\nfor i in range(0, len(x), 4096): x[i] = 1", {"memory_mb": 256}),
+    "cpu_in_children": (
+        "import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n"
+        "        t = time.process_time()\n"
+        "        while time.process_time() - t < 0.9: pass\n"
+        "        os._exit(0)\nfor _ in range(3): os.wait()\nprint('done')",
+        {"cpu_s": 1.5},
+    ),
+    "oom": (
+        "x = bytearray(700 * 2**20)\nfor i in range(0, len(x), 4096): x[i] = 1",
+        {"memory_mb": 256},
+    ),
     "fsize": ("open('big', 'wb').write(b'x' * (3 * 2**20))", {"file_mb": 1}),
     "flood": ("import sys\nfor _ in range(200): sys.stdout.write('x' * 65536)", {}),
     "close_stdio": ("import os; os.close(1); os.close(2)", {}),
-    "fork_and_exit": ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\n"
-                      "    os._exit(0)\nprint('parent done')", {}),
-    "fork_many": ("import os, time\nn = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n"
-                  "            time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\n"
-                  "print('forked', n > 0)", {"max_procs": 16}),
-    "nondaemon_thread_writes": ("import threading, time\ndef w():\n    time.sleep(0.5)\n"
-                                "    open('submission.csv', 'w').write('late')\n"
-                                "threading.Thread(target=w).start()", {}),
-    "atexit_writes": ("import atexit\natexit.register(lambda: open('submission.csv', 'w').write('atexit'))", {}),
+    "fork_and_exit": (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\n"
+        "    os._exit(0)\nprint('parent done')",
+        {},
+    ),
+    "fork_many": (
+        "import os, time\nn = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n"
+        "            time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\n"
+        "print('forked', n > 0)",
+        {"max_procs": 16},
+    ),
+    "nondaemon_thread_writes": (
+        "import threading, time\ndef w():\n    time.sleep(0.5)\n"
+        "    open('submission.csv', 'w').write('late')\n"
+        "threading.Thread(target=w).start()",
+        {},
+    ),
+    "atexit_writes": (
+        "import atexit\natexit.register(lambda: open('submission.csv', 'w').write('atexit'))",
+        {},
+    ),
     "unflushed_file": ("f = open('submission.csv', 'w'); f.write('unflushed')", {}),
-    "kill_minus_one": ("import os, signal, time\nos.kill(-1, signal.SIGKILL)\ntime.sleep(0.5)\nprint('survived')", {}),
-    "signal_parent": ("import os, signal, time\nos.kill(os.getppid(), signal.SIGTERM)\ntime.sleep(0.5)\n"
-                      "print('survived')", {}),
+    "kill_minus_one": (
+        "import os, signal, time\nos.kill(-1, signal.SIGKILL)\ntime.sleep(0.5)\nprint('survived')",
+        {},
+    ),
 }
 
-NORMAL = r'''
+# The one documented difference (docs/security.md): under warm the program's parent lives outside
+# its pid namespace, so os.getppid() is 0 and signalling "the parent" signals its own group.
+SIGNAL_PARENT = (
+    "import os, signal, time\nprint(os.getppid(), flush=True)\nos.kill(os.getppid(), signal.SIGTERM)\n"
+    "time.sleep(0.5)\nprint('survived')"
+)
+
+NORMAL = r"""
 import json, resource, time
 import numpy as np
 t = time.process_time()
@@ -938,9 +974,9 @@ open("submission.csv", "w").write("id,y\n1,0\n")
 print("RESULT " + json.dumps({"ok": True, "cpu": resource.getrlimit(resource.RLIMIT_CPU),
                               "fsize": resource.getrlimit(resource.RLIMIT_FSIZE),
                               "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)}))
-'''
+"""
 
-ECHO = r'''
+ECHO = r"""
 import os, random, sys, time
 TOKEN = __TOKEN__
 time.sleep(random.random() * 0.3)
@@ -948,12 +984,12 @@ for _ in range(50):
     sys.stdout.write(TOKEN + "\n")
     sys.stderr.write("err-" + TOKEN + "\n")
 open("submission.csv", "w").write(TOKEN)
-'''
+"""
 
 # A child in a nested pid namespace of the program's own (possible only with CAP_SYS_ADMIN in the
 # program's user namespace), detached, immune to SIGTERM/SIGHUP/SIGINT, with a grandchild: both
 # must die with the run.
-NESTED_PIDNS = r'''
+NESTED_PIDNS = r"""
 import ctypes, json, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 TOKEN = __TOKEN__
@@ -971,4 +1007,4 @@ if os.fork() == 0:
              "time.sleep(60)\n", "wmrl-rt-init-" + TOKEN])
 time.sleep(1)
 print("RESULT " + json.dumps({"unshare": rc}))
-'''
+"""

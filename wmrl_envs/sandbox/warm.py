@@ -11,8 +11,9 @@ How, without giving up any isolation (the threat model delta is in ``docs/securi
 * bubblewrap still builds every run's sandbox with the cold backend's own arguments
   (``bwrap.bwrap_args``: fresh user, mount, pid, network, IPC, UTS and cgroup namespaces, the
   run's size-limited tmpfs workspace, ``/tmp`` and ``/dev/shm``, read-only binds, the masked
-  packages), gated, in the run's cgroups and under its rlimits. Its payload is ``sleep``: it only
-  holds the namespaces open (its init dying takes the whole pid namespace with it).
+  packages), gated, in the run's cgroups and under its rlimits. Its payload is ``sleep``, run as
+  the pid namespace's init (``--as-pid-1``): it only holds the namespaces, no program may signal
+  it, and its death takes the whole pid namespace with it.
 * The zygote (``zygote.py``, one per interpreter, user and thread count, shared by every warm
   executor of this process) imported the libraries once and then dropped to the sandbox user.
   For a run it clones a child *of the harness* (``CLONE_PARENT``) that blocks on a gate until the
@@ -103,19 +104,30 @@ class _Clone:
     returncode: int | None = None
 
 
+def _script_fd() -> int:
+    """The zygote script open at the lowest free descriptor from 10: run as ``/proc/self/fd/NN``,
+    its command line is exactly as long as ``python /sandbox/main.py``, which each run writes over
+    it, and no host path of the project appears in it or in the zygote's code objects."""
+    fd = os.open(ZYGOTE_SCRIPT, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    finally:
+        os.close(fd)
+
+
 class Zygote:
     """One zygote process: started, asked for clones, measured, closed."""
 
     def __init__(self, python: str, env: Mapping[str, str], user: Identity | None, preload: Sequence[str]) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         uid, gid = (user.uid, user.gid) if user is not None else (os.getuid(), os.getgid())
-        argv = [python, str(ZYGOTE_SCRIPT), str(theirs.fileno()), str(uid), str(gid), ",".join(preload)]
+        script = _script_fd()
         try:
             self.proc = subprocess.Popen(
-                argv,
-                pass_fds=(theirs.fileno(),),
+                [python, f"/proc/self/fd/{script}"],  # ids and modules travel on the socket
+                pass_fds=(script,),
                 env=dict(env),
-                stdin=subprocess.DEVNULL,
+                stdin=theirs,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 cwd="/",
@@ -126,6 +138,8 @@ class Zygote:
             raise WarmUnavailable(f"could not start the zygote: {e}") from e
         finally:
             theirs.close()
+            os.close(script)
+        ours.send(json.dumps({"uid": uid, "gid": gid, "preload": list(preload)}).encode())
         self.sock = ours
         self.runs = 0
         self.cpu_s = 0.0
@@ -271,6 +285,12 @@ class _WarmLauncher(_BwrapLauncher):
         super().__init__(options, {}, list(HOLD))
         self.program_env, self.argv_job, self.ex, self.limits = dict(env), argv, ex, limits
 
+    def argv(self, info_fd: int | None) -> list[str]:
+        # The holder is the pid namespace's init, which nothing inside may signal: a program's
+        # kill(-1) or kill(1) then meets what it meets under cold bwrap (nothing it can kill).
+        a = super().argv(info_fd)
+        return [a[0], "--as-pid-1", *a[1:]]
+
     def leader(self, proc: subprocess.Popen, info: Mapping, cg: RunCgroup | None) -> _Clone:
         init = info.get("child-pid")
         if not init:
@@ -281,9 +301,10 @@ class _WarmLauncher(_BwrapLauncher):
             "uid": SANDBOX_UID,
             "gid": SANDBOX_UID,
             "rlimits": rlimits(self.limits, cg, host_uid),
-            "env": self.program_env,
+            "env": {**self.program_env, "PWD": SANDBOX_WORKSPACE},  # bwrap's --chdir sets PWD
             "cwd": SANDBOX_WORKSPACE,
             "program": SANDBOX_PROGRAM,
+            "python": self.ex.python,
             "argv": self.argv_job,
             "seccomp": None if seccomp.filter_bytes() is None else seccomp.filter_bytes().hex(),
             "keyctl_nr": seccomp.ARCHES[os.uname().machine][2]["keyctl"],
@@ -321,16 +342,14 @@ class _WarmLauncher(_BwrapLauncher):
 
 
 def _holder(init: int, timeout: float) -> int:
-    """The sandbox's payload once it runs ``HOLD``: bwrap has finished building the sandbox (its
+    """The sandbox's init once it runs ``HOLD``: bwrap has finished building the sandbox (its
     nested user namespace, mounts, uid) only when it execs the payload."""
     end = time.monotonic() + min(timeout, CLONE_TIMEOUT_S)
     pause = 0.0005
     while time.monotonic() < end:
         try:
-            kids = Path(f"/proc/{init}/task/{init}/children").read_text().split()
-            for kid in kids:
-                if Path(f"/proc/{kid}/comm").read_text().strip() == Path(HOLD[0]).name:
-                    return int(kid)
+            if Path(f"/proc/{init}/comm").read_text().strip() == Path(HOLD[0]).name:
+                return init
         except OSError:
             raise OSError("the sandbox exited before it was ready") from None
         time.sleep(pause)

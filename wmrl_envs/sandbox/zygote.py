@@ -1,8 +1,9 @@
 """The warm sandbox's zygote: a Python process that has imported the scientific stack once, from
 which every run is cloned into namespaces that bubblewrap built for that run alone.
 
-This file runs as a script in its own process (``python zygote.py FD UID GID MODULES``) and
-imports nothing of wmrl, so the zygote's memory holds the interpreter, the preloaded libraries
+This file runs as a script in its own process (``python /proc/self/fd/NN``, the script open at
+``NN``, its socket to the harness on stdin, the sandbox ids and the modules to import in the first
+message) and imports nothing of wmrl, so the zygote's memory holds the interpreter, the preloaded libraries
 and this loop, never harness or task state. Life of the zygote:
 
 1. Started by the harness (as root where the harness is root, so it can read an interpreter the
@@ -21,17 +22,20 @@ The child (C1) then, in order: closes every fd but the ones it was given, starts
 takes a new session keyring, waits on the gate until the harness has put it in the run's
 cgroups, joins the run's user namespace that owns its mounts, its mount, network, IPC, UTS,
 cgroup and pid namespaces, then the inner user namespace bubblewrap gave the program; drops
-the capability bounding set, becomes the sandbox uid/gid there (which clears every capability),
+the capability bounding set, becomes the sandbox uid/gid there, empties every other capability
+set (joining a user namespace grants them all) and checks with ``capget`` that none is left,
 sets no_new_privs and the run's rlimits, and forks C2, the first process inside the run's pid
 namespace. C1 waits for C2 and exits with its status (128 + N for death by signal N, as bwrap
 reports it). C2 puts stdout and stderr on the run's pipes, closes every other fd (stdin too, as cold), turns dumpable back on (as an exec would),
-installs the run's seccomp filter, replaces the environment, reseeds numpy's global generator
-(``random`` is reseeded by Python's own fork hook), and runs the program as ``__main__``.
+installs the run's seccomp filter, replaces the environment, gives every random generator the
+imports created fresh entropy and multiprocessing a fresh key (copies would share the zygote's),
+writes ``python /sandbox/main.py`` over its command line, and runs the program as ``__main__``.
 """
 
 import ctypes
 import json
 import os
+import signal
 import socket
 import sys
 
@@ -49,6 +53,8 @@ CLONE_NEW = {
 FDS = ("gate", "stdout", "stderr", "outer_user", "user", "mnt", "net", "ipc", "uts", "cgroup", "pid")
 SYS_CLONE = {"x86_64": 56, "aarch64": 220}
 PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 4, 24, 38, 22
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_READ = 47, 4, 23
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 SECCOMP_MODE_FILTER = 2
 EXIT_GATE, EXIT_SETUP = 125, 126  # the run never started: the gate closed, or confinement failed
 
@@ -105,11 +111,35 @@ def _confine(spec: dict, fd: dict[str, int]) -> None:
         _check(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"drop capability {cap}")
     os.setresgid(spec["gid"], spec["gid"], spec["gid"])
     os.setresuid(spec["uid"], spec["uid"], spec["uid"])
+    _drop_capabilities(spec["cap_last_cap"])
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     import resource
 
     for name, (soft, hard) in spec["rlimits"].items():
         resource.setrlimit(getattr(resource, name), (soft, hard))
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capabilities(cap_last: int) -> None:
+    """Empty every capability set. Joining a user namespace grants them all, and becoming a uid
+    one already has there does not clear them (only a change away from uid 0 does), so clear
+    them explicitly, and check."""
+    _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient capabilities")
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    _check(_libc.capset(ctypes.byref(header), (_CapData * 2)()), "capset")
+    held = (_CapData * 2)()
+    _check(_libc.capget(ctypes.byref(_CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)), held), "capget")
+    if any(d.effective or d.permitted or d.inheritable for d in held) or any(
+        _libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 for cap in range(cap_last + 1)
+    ):
+        raise OSError("capabilities are still held after dropping them")
 
 
 class _SockFilter(ctypes.Structure):
@@ -138,7 +168,9 @@ def _exit_code(code: object) -> int:
 
 
 def _run_main(path: str) -> int:
-    """Run ``path`` as ``__main__`` and finish as the interpreter would: the status it exits with."""
+    """Run ``path`` as ``__main__`` and finish as the interpreter would: the status it exits with
+    (``-SIGINT`` for an uncaught KeyboardInterrupt, which the interpreter turns into death by
+    SIGINT)."""
     import atexit
     import runpy
     import threading
@@ -153,7 +185,7 @@ def _run_main(path: str) -> int:
         while tb is not None and tb.tb_frame.f_code.co_filename != path:
             tb = tb.tb_next  # hide runpy's frames: the traceback starts in the program
         sys.excepthook(type(e), e.with_traceback(tb), tb)
-        code = 1
+        code = -signal.SIGINT if isinstance(e, KeyboardInterrupt) else 1
     try:
         threading._shutdown()  # type: ignore[attr-defined]  # join non-daemon threads
         atexit._run_exitfuncs()
@@ -190,11 +222,72 @@ def _program(spec: dict, fd: dict[str, int]) -> None:
         except OSError as e:
             os.write(2, f"{spec['argv'][0]}: {e.strerror}\n".encode())
             os._exit(127)
-    if "numpy" in sys.modules:  # a fork shares the zygote's generator state; a fresh process would not
-        sys.modules["numpy"].random.seed()
-    sys.argv = [spec["program"]]
-    sys.path[0] = os.path.dirname(spec["program"])
-    os._exit(_run_main(spec["program"]))
+    _fresh_process(spec["python"], spec["program"])
+    code = _run_main(spec["program"])
+    if code == -signal.SIGINT:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        code = 128 + signal.SIGINT
+    os._exit(code)
+
+
+def _fresh_process(python: str, program: str) -> None:
+    """What a fresh ``python program`` would have and a copy of the zygote does not: its own
+    random state, its own multiprocessing key, its command line, ``sys.argv`` and ``sys.path``."""
+    for g in _GENERATORS:
+        _reseed(g)
+    mp = sys.modules.get("multiprocessing")
+    if mp is not None:
+        mp.current_process().authkey = os.urandom(32)
+    sys.argv = [program]
+    sys.orig_argv = [python, program]
+    sys.path.insert(0, os.path.dirname(program))
+    for key in [k for k in sys.path_importer_cache if str(k).startswith(_SCRIPT_DIR)]:
+        del sys.path_importer_cache[key]
+    if sys.modules.get("__mp_main__") is sys.modules.get("__main__"):
+        sys.modules.pop("__mp_main__", None)
+    _set_cmdline(python, program)
+
+
+def _set_cmdline(python: str, program: str) -> None:
+    """Write ``python program`` over the zygote's command line (``/proc/self/cmdline`` reads this
+    process's own argument area; NUL padding fills what is left)."""
+    with open("/proc/self/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end: fields 48 and 49
+    args = python.encode() + b"\0" + program.encode() + b"\0"
+    if 0 < len(args) <= end - start:
+        ctypes.memmove(start, args.ljust(end - start, b"\0"), end - start)
+
+
+_GENERATORS: list = []  # random generators the imports created: copies would share their state
+_SCRIPT_DIR = ""  # the folder of this script, off sys.path once the zygote starts
+
+
+def _find_generators() -> list:
+    """Every ``random.Random`` and numpy generator alive after the imports."""
+    import gc
+    import random
+
+    kinds: tuple = (random.Random,)
+    np_random = getattr(sys.modules.get("numpy"), "random", None)
+    if np_random is not None:
+        kinds += (np_random.RandomState, np_random.Generator, np_random.BitGenerator)
+    return [o for o in gc.get_objects() if isinstance(o, kinds)]
+
+
+def _reseed(g: object) -> None:
+    """Fresh entropy for ``g``, as a new process would have drawn at import."""
+    import random
+
+    if isinstance(g, random.Random):
+        g.seed()
+    elif hasattr(g, "bit_generator"):  # numpy Generator
+        g.bit_generator.state = type(g.bit_generator)().state  # type: ignore[attr-defined]
+    elif hasattr(g, "get_state") and hasattr(g, "seed"):  # numpy RandomState
+        g.seed()  # type: ignore[attr-defined]
+    else:  # numpy BitGenerator
+        g.state = type(g)().state  # type: ignore[attr-defined]
 
 
 def _child(spec: dict, fd: dict[str, int]) -> None:
@@ -260,15 +353,23 @@ def _threads() -> int:
 
 
 def main() -> None:
-    sock = socket.socket(fileno=int(sys.argv[1]))
-    uid, gid = int(sys.argv[2]), int(sys.argv[3])
+    global _SCRIPT_DIR
+    # Python put this script's folder (wmrl_envs/sandbox) first on sys.path: a library importing
+    # e.g. ``ray`` must not find the sandbox's module of that name.
+    _SCRIPT_DIR = sys.path.pop(0)
+    sock = socket.socket(fileno=os.dup(0))  # the harness's socket is stdin; the config comes first
+    if sys.argv[0].startswith("/proc/self/fd/"):
+        os.close(int(sys.argv[0].rsplit("/", 1)[1]))  # this script, read already
+    config = json.loads(sock.recv(1 << 16))
+    uid, gid = config["uid"], config["gid"]
     imported, failed = [], {}
-    for name in filter(None, sys.argv[4].split(",")):
+    for name in config["preload"]:
         try:
             __import__(name)
             imported.append(name)
         except Exception as e:  # noqa: BLE001 -- a missing library is reported, not fatal
             failed[name] = f"{type(e).__name__}: {e}"
+    _GENERATORS.extend(_find_generators())
     threads = _threads()
     if threads != 1:
         sock.send(json.dumps({"error": f"{threads} threads after the imports: a fork would deadlock"}).encode())
