@@ -269,3 +269,45 @@ def test_power_law_recovers_any_fixed_part_and_exponent(fixed, c, k, n0, scale):
 
 def test_power_law_without_growth_stays_at_the_measured_usage():
     assert _power_law((2000, 1000, 500), (300.0, 300.0, 290.0), 6500) == 300.0
+
+
+def growing(rows_cpu: float, wall_factor: float) -> Callable[[Job], RunResult]:
+    """A program whose CPU grows linearly with its rows; its wall time is ``wall_factor`` x its CPU
+    (1: a quiet machine; 3: the same runs in a batch on a loaded one)."""
+
+    def run(job: Job) -> RunResult:
+        cpu = 1.0 + rows_cpu * rows_of(job) / ROWS
+        return ok({"submission.csv": answers_of(job)}, cpu_s=cpu, wall_s=wall_factor * cpu)
+
+    return run
+
+
+def test_a_prediction_does_not_depend_on_the_machine_s_load(tasks, context):
+    """Wall time stretches with load, CPU does not: the prediction in a batch on a loaded machine
+    is the one made alone on a quiet machine (the proxy once refused valid programs as predicted
+    timeouts, at ~72 of 60 wall s for ~33 of 60 CPU-s)."""
+    quiet = model(tasks, growing(4.0, 1.0)).predict(context, "x = 1")
+    loaded = model(tasks, growing(4.0, 3.0)).predict_batch([context] * 3, ["x = 1"] * 3)
+    assert quiet.checks["limits"].p_pass == 1.0 and quiet.score > 0.9
+    for pred in loaded:
+        assert (pred.score, pred.checks["limits"].reason) == (quiet.score, quiet.checks["limits"].reason)
+
+
+@pytest.mark.parametrize(("cpu_s", "passes"), [(60.0, True), (20.0, False)])
+def test_the_limits_judged_are_the_ones_the_env_enforces(tasks, context, cpu_s, passes):
+    """The same program (~23 CPU-s on the full data) under the task's 60 s and under wmrl
+    compare's 20 CPU-s (``context["limits"]``, as the env now fills it)."""
+    ctx = {**context, "limits": {**context["limits"], "cpu_s": cpu_s, "wall_s": 1.5 * cpu_s}}
+    wm = model(tasks, growing(4.0, 1.0))
+    pred = wm.predict(ctx, "x = 1")
+    assert pred.checks["limits"].p_pass == float(passes), pred.checks["limits"].reason
+    assert f"of {cpu_s:g} CPU-s" in pred.checks["limits"].reason
+    assert all(j.limits.cpu_s == cpu_s for j in wm.executor.jobs if j.name != "proxy-startup")
+
+
+def test_the_env_tells_world_models_the_limits_it_enforces(tasks):
+    env = gym.make("WMRL/DSBench-v0", tasks=[TASK], limits={"cpu_s": 20.0, "wall_s": 30.0})
+    _, info = env.reset(seed=0)
+    limits = info["wm_context"]["limits"]
+    assert (limits["cpu_s"], limits["wall_s"]) == (20.0, 30.0)
+    assert limits["memory_mb"] == float(tasks[TASK].limits["memory_mb"])

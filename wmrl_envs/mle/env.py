@@ -231,9 +231,18 @@ class MLEEnv(gym.Env[str, str]):
             "group": self.group,
             "turn": 0,
             "max_turns": self.max_turns,
-            "wm_context": {**self.task.context(self.max_turns), "suite": self.suite, "reward_mode": self.reward_mode},
+            "wm_context": self._wm_context(),
         }
         return self._obs, info
+
+    def _wm_context(self) -> dict:
+        """What a world model may know of the current task; its ``limits`` are the ones this env
+        enforces (``limits=`` overrides included), so a world model judges what a run will meet."""
+        assert self.task is not None
+        enforced = self.limits_for(self.task)
+        ctx = {**self.task.context(self.max_turns), "suite": self.suite, "reward_mode": self.reward_mode}
+        ctx["limits"] = {k: float(getattr(enforced, k)) for k in ctx["limits"]}
+        return ctx
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         if self.task is None:

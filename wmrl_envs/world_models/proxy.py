@@ -60,6 +60,7 @@ class _Pending:
     task: Task
     proxy: Task
     mode: str
+    limits: Limits  # what the env will enforce on the real run (``context["limits"]``)
     future: Future[RunResult]
 
 
@@ -154,10 +155,11 @@ class ProxyRunWorldModel:
         if mode not in _PAID_MODES:  # unnamed, or "raw": the metric itself need not lie in [0, 1]
             mode = "percentile" if task.boards else "rpg"
         proxy = self._split(task, self.rows, board=mode in _BOARD_MODES)
-        self._startup(task.run_limits())
+        limits = enforced_limits(task, context)
+        self._startup(limits)
         if proxy is None:
             return Prediction.failure(f"task {task.id} has no train file with its targets to carve a proxy split from")
-        return _Pending(action, task, proxy, mode, self.executor.submit(_job(action, task, proxy)))
+        return _Pending(action, task, proxy, mode, limits, self.executor.submit(_job(action, task, proxy, limits)))
 
     def _judge(self, item: _Pending, result: RunResult) -> Prediction:
         """The prediction from the proxy run's result."""
@@ -167,7 +169,7 @@ class ProxyRunWorldModel:
         cost = _cpu(result)
         if result.error is not None:
             return Prediction.failure(f"the sandbox failed on the proxy run: {result.error}", cost)
-        runs = Verdict(1.0 if result.ok else 0.0, _run_line(result, item.task.run_limits()))
+        runs = Verdict(1.0 if result.ok else 0.0, _run_line(result, item.limits))
         if not result.ok:
             return _scored(0.0, {"runs": runs}, f"the program failed on the proxy split: {runs.reason}", cost)
         try:
@@ -188,16 +190,19 @@ class ProxyRunWorldModel:
         """Whether the run, extrapolated to the full data, stays within the task's limits, and the
         CPU seconds this check spent.
 
-        Each resource (CPU, wall, peak memory) above the start-up program's is scaled linearly
-        with the rows. Where that estimate passes a quarter of a limit, the program runs again on
+        The limits are the ones the env enforces (``context["limits"]``, e.g. ``wmrl compare``'s
+        20 CPU-s, not the task's 60). CPU and peak memory are extrapolated, never wall time: a busy
+        machine stretches wall time, not CPU, so a prediction made in a batch under load is the one
+        made alone on a quiet machine. The CPU estimate is held against the smaller of the CPU and
+        wall limits (a program that computes on one thread spends its wall time on CPU). Each
+        resource above the start-up program's is scaled linearly with the rows. Where that estimate passes a quarter of a limit, the program runs again on
         a half and a quarter of the proxy's rows, and ``usage = F + c * rows ** k`` is fitted
         through the three runs (the program's fixed part ``F`` cancels in their differences, so the
         fit does not depend on how much of the start-up the sandbox charges the run: the warm
         backend charges none of the imports); the larger of the two estimates is kept, so that
         quadratic memory and cubic time are seen as such."""
-        task, proxy = item.task, item.proxy
-        limits = task.run_limits()
-        caps = {"CPU-s": limits.cpu_s, "wall s": limits.wall_s, "MB": float(limits.memory_mb)}
+        task, proxy, limits = item.task, item.proxy, item.limits
+        caps = {"CPU-s": min(limits.cpu_s, limits.wall_s), "MB": float(limits.memory_mb)}
         base, used = _usage(self._startup(limits)), _usage(result)
         n_full, n_proxy = _rows(task), max(1, _rows(proxy))
         est = {r: _grown(used[r], base[r], n_full / n_proxy) for r in used}
@@ -205,7 +210,7 @@ class ProxyRunWorldModel:
         if any(est[r] > _GROWTH_CHECK * caps[r] for r in used):
             smaller = [self._split(task, max(40, n_proxy // d), board=False) for d in (2, 4)]
             if all(t is not None for t in smaller):
-                runs = [self.executor.submit(_job(item.code, task, t)) for t in smaller]
+                runs = [self.executor.submit(_job(item.code, task, t, limits)) for t in smaller]
                 again = [f.result() for f in runs]
                 spent = sum(_cpu(r) for r in again)
                 if all(r.ok for r in again):
@@ -261,11 +266,21 @@ class ProxyRunWorldModel:
         return self._startup_run
 
 
-def _job(code: str, task: Task, split: Task) -> Job:
+def _job(code: str, task: Task, split: Task, limits: Limits) -> Job:
     from wmrl_envs.sandbox import Job
 
-    return Job(code=code, data_dir=split.public_dir, collect=("submission.csv",), limits=task.run_limits(),
+    return Job(code=code, data_dir=split.public_dir, collect=("submission.csv",), limits=limits,
                name=task.id, collect_max_bytes=split.max_submission_bytes)
+
+
+def enforced_limits(task: Task, context: Mapping[str, Any]) -> Limits:
+    """The limits the env enforces on ``task``'s runs: the context's, over the task's own."""
+    import dataclasses as dc
+
+    from wmrl_envs.sandbox import Limits
+
+    names = {f.name for f in dc.fields(Limits)}
+    return task.run_limits({k: v for k, v in (context.get("limits") or {}).items() if k in names})
 
 
 def _proxy_board(proxy: Task, path: Path) -> Path:
@@ -287,8 +302,8 @@ def _proxy_board(proxy: Task, path: Path) -> Path:
 
 
 def _usage(result: RunResult) -> dict[str, float]:
-    """CPU-s, wall s and peak MB of a run (0 where it was not measured)."""
-    return {"CPU-s": float(result.cpu_s or 0.0), "wall s": float(result.wall_s),
+    """CPU-s and peak MB of a run (0 where it was not measured; wall time only where CPU was not)."""
+    return {"CPU-s": float(result.cpu_s if result.cpu_s is not None else result.wall_s),
             "MB": float(result.peak_mem_bytes or 0) / 2**20}
 
 
