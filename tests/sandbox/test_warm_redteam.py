@@ -19,6 +19,7 @@ import os
 import platform
 import shutil
 import signal
+import sys
 import tempfile
 import time
 import uuid
@@ -41,7 +42,10 @@ os.environ["WMRL_REDTEAM_HARNESS_SECRET"] = HARNESS_SECRET
 PYVAR_SECRET = f"wmrl-harness-var-{uuid.uuid4().hex}"
 _HELD_BY_HARNESS = [PYVAR_SECRET * 4, PYVAR_SECRET.encode()]
 
-LIMITS = Limits(wall_s=20, cpu_s=10, memory_mb=1024, max_procs=64, file_mb=64, workspace_mb=128)
+# output_bytes: the state checkers print one JSON line of every module and path, longer where the
+# venv lives at a longer path (a CI clone under /tmp/tmp.XXXXXXXXXX)
+LIMITS = Limits(wall_s=20, cpu_s=10, memory_mb=1024, max_procs=64, file_mb=64, workspace_mb=128,
+                output_bytes=4 << 20)
 BACKENDS = ("bwrap", "warm")
 PROJECT = Path(__file__).resolve().parents[2]
 OUTCOME_FIELDS = (
@@ -265,6 +269,7 @@ def test_private_labels_unreachable(executors, task, backend):
         TOKEN=task.label_token,
         HOST_PRIVATE=str(task.labels),
         HOST_PUBLIC=str(task.public / "train.csv"),
+        INTERPRETER=tuple({sys.prefix, sys.base_prefix, os.path.realpath(sys.base_prefix)}),
     )
     res = ok(run(executors, backend, code, task.public))
     assert res["found"] == [], f"{backend}: labels reached at {res['found']}"
@@ -522,7 +527,8 @@ def test_multiprocessing_authkey_differs_between_runs(executors, task, backend):
 
 
 def _zygote_pids() -> list[int]:
-    """Host processes running the zygote (not its copies inside sandboxes)."""
+    """Host processes running the zygote (not its copies inside sandboxes): the zygote runs its
+    script from a descriptor (``python /proc/self/fd/NN``), in the host's pid namespace."""
     pids = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -533,7 +539,8 @@ def _zygote_pids() -> list[int]:
         except OSError:
             continue
         nspid = next((ln.split()[1:] for ln in status.splitlines() if ln.startswith("NSpid:")), [])
-        if b"zygote.py" in cmd and len(nspid) == 1:
+        args = cmd.split(b"\0")
+        if len(args) > 1 and args[1].startswith(b"/proc/self/fd/") and len(nspid) == 1:
             pids.append(int(name))
     return pids
 
@@ -638,9 +645,15 @@ def test_outcome_same_as_cold(executors, task, case):
         normal = ok(run(executors, backend, P.NORMAL, task.public))
         assert normal["ok"] and normal["cpu"][0] == int(LIMITS.cpu_s), (backend, normal)
     cold, warm = got["bwrap"], got["warm"]
+    fields = OUTCOME_FIELDS
+    if cold.cpu_limit_hit and warm.cpu_limit_hit:
+        # The CPU limit is met either way; which of its two enforcers fires first (the program's
+        # RLIMIT_CPU: SIGXCPU, or the run's cgroup total 0.25 s past it: SIGKILL) depends on the
+        # CPU the run spent outside the program, which under warm is the clone's fork.
+        fields = tuple(f for f in fields if f not in ("exit_code", "term_signal"))
     diff = {
         f: (getattr(cold, f), getattr(warm, f))
-        for f in OUTCOME_FIELDS
+        for f in fields
         if getattr(cold, f) != getattr(warm, f)
     }
     assert diff == {}, (

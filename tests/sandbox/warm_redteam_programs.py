@@ -399,9 +399,11 @@ for p in os.listdir("/proc"):
 state["visible_procs"] = sorted(comms)
 # files anywhere the program may write
 files = []
+# the interpreter is bound read-only at its host path, which may lie below /tmp (a CI clone)
+_ro = {"/workspace/data", sys.prefix, sys.base_prefix, os.path.realpath(sys.base_prefix)}
 for d in ("/tmp", "/dev/shm", "/workspace", os.path.expanduser("~")):
     for root, dirs, names in os.walk(d):
-        dirs[:] = [x for x in dirs if os.path.join(root, x) != "/workspace/data"]
+        dirs[:] = [x for x in dirs if os.path.join(root, x) not in _ro]
         files += [os.path.join(root, n) for n in names]
 state["files"] = sorted(set(files))
 # SysV IPC, POSIX mqueues, sockets
@@ -789,7 +791,7 @@ try:
 except OSError as e:
     tried["chroot_escape"] = repr(e)
 # walk everything small enough that is not the interpreter or its packages
-skip = ("/proc", "/sys", "/usr", "/work/main/.venv", "/root/.pyenv")
+skip = ("/proc", "/sys", "/usr") + __INTERPRETER__
 n = 0
 for root, dirs, names in os.walk("/"):
     dirs[:] = [d for d in dirs if not os.path.join(root, d).startswith(skip)]

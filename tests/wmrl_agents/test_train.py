@@ -135,14 +135,17 @@ def test_model_folders(tiny_llm_path, tmp_path):
 def test_executor_checks(monkeypatch):
     import wmrl_envs.sandbox.factory as factory
 
-    assert health.check_executor("magic") == "unknown executor 'magic': choose one of auto, bwrap, docker, ray, local"
-    monkeypatch.setattr(factory, "available_backends", lambda: {"bwrap": None, "docker": "no engine"})
-    assert health.check_executor("auto") is None and health.check_executor("bwrap") is None
+    assert health.check_executor("magic") == ("unknown executor 'magic': choose one of auto, warm, bwrap, docker, "
+                                              "ray, local")
+    monkeypatch.setattr(factory, "available_backends",
+                        lambda: {"warm": None, "bwrap": None, "docker": "no engine"})
+    assert health.check_executor("auto") is None and health.check_executor("warm") is None
     assert health.check_executor("docker") == "the docker sandbox does not work here (no engine): " \
                                                "fix it or pick another --executor"
-    monkeypatch.setattr(factory, "available_backends", lambda: {"bwrap": "no userns", "docker": "no engine"})
-    assert health.check_executor("auto") == ("no isolating sandbox works here (bwrap: no userns; docker: no engine): "
-                                             "install bubblewrap or start a Docker engine")
+    monkeypatch.setattr(factory, "available_backends",
+                        lambda: {"warm": "no userns", "bwrap": "no userns", "docker": "no engine"})
+    assert health.check_executor("auto") == ("no isolating sandbox works here (warm: no userns; bwrap: no userns; "
+                                             "docker: no engine): install bubblewrap or start a Docker engine")
 
 
 def test_trl_and_ray_checks(monkeypatch):
