@@ -191,18 +191,15 @@ class ProxyRunWorldModel:
         CPU seconds this check spent.
 
         The limits are the ones the env enforces (``context["limits"]``, e.g. ``wmrl compare``'s
-        20 CPU-s, not the task's 60). CPU and peak memory are extrapolated, never wall time: a busy
-        machine stretches wall time, not CPU, so a prediction made in a batch under load is the one
-        made alone on a quiet machine. The CPU estimate is held against the smaller of the CPU and
-        wall limits (a program that computes on one thread spends its wall time on CPU). Each
-        resource above the start-up program's is scaled linearly with the rows. Where that estimate passes a quarter of a limit, the program runs again on
+        20 CPU-s, not the task's 60). Each resource (CPU, wall, peak memory) above the start-up
+        program's is scaled linearly with the rows. Where that estimate passes a quarter of a limit, the program runs again on
         a half and a quarter of the proxy's rows, and ``usage = F + c * rows ** k`` is fitted
         through the three runs (the program's fixed part ``F`` cancels in their differences, so the
         fit does not depend on how much of the start-up the sandbox charges the run: the warm
         backend charges none of the imports); the larger of the two estimates is kept, so that
         quadratic memory and cubic time are seen as such."""
         task, proxy, limits = item.task, item.proxy, item.limits
-        caps = {"CPU-s": min(limits.cpu_s, limits.wall_s), "MB": float(limits.memory_mb)}
+        caps = {"CPU-s": limits.cpu_s, "wall s": limits.wall_s, "MB": float(limits.memory_mb)}
         base, used = _usage(self._startup(limits)), _usage(result)
         n_full, n_proxy = _rows(task), max(1, _rows(proxy))
         est = {r: _grown(used[r], base[r], n_full / n_proxy) for r in used}
@@ -302,8 +299,8 @@ def _proxy_board(proxy: Task, path: Path) -> Path:
 
 
 def _usage(result: RunResult) -> dict[str, float]:
-    """CPU-s and peak MB of a run (0 where it was not measured; wall time only where CPU was not)."""
-    return {"CPU-s": float(result.cpu_s if result.cpu_s is not None else result.wall_s),
+    """CPU-s, wall s and peak MB of a run (0 where it was not measured)."""
+    return {"CPU-s": float(result.cpu_s or 0.0), "wall s": float(result.wall_s),
             "MB": float(result.peak_mem_bytes or 0) / 2**20}
 
 
