@@ -46,8 +46,8 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--executor", default="auto", help="sandbox backend: auto, warm, bwrap, docker, ray, local")
     p.add_argument("--out", default=None, help="write DIR/results.json and DIR/compare.png")
     p.add_argument("--world-model", default=None, metavar="SPEC",
-                   help="the WMRL arms' world model: static (default), learned (fits on the anchor pairs), proxy (runs "
-                   "each program on a small split of the public train file; costs a sandbox run), or an LLM "
+                   help="the WMRL arms' world model: static (default), learned (fits on the anchor pairs), proxy[:rows=N,board=proxy|task] (runs "
+                   "each distinct program once on a split of the public train file; costs a sandbox run), or an LLM "
                    f"spec as in `wmrl predict`; {LIBERO}: predicate (default) or robometer:PATH")
     p.add_argument("--anchor-rate", type=float, default=0.1, help="share of groups the WMRL arms execute for real (default: %(default)s)")
     p.add_argument("--adaptive", action="store_true",

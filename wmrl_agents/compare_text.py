@@ -116,7 +116,9 @@ class TextWorld:
             return envs
         from wmrl_envs.world_models.factory import make_world_model
 
-        wm = make_world_model(self.world_model) if isinstance(self.world_model, str) else self.world_model
+        executor = self.env_kwargs.get("executor")
+        wm = (make_world_model(self.world_model, executor if isinstance(executor, str) else None)
+              if isinstance(self.world_model, str) else self.world_model)
         state = MixingState(config, state_path=state_path)
         return [MixedRewardWrapper(e, wm, state=state) for e in envs]
 

@@ -209,6 +209,7 @@ def _linear(d: Data, strength: float, numeric_only: bool = False) -> Pipeline:
 
 
 def _knn(d: Data, k: int) -> Pipeline:
+    k = min(k, len(d.y))  # a small split (the proxy's) has fewer rows than neighbours
     model = KNeighborsClassifier(k) if d.classification else KNeighborsRegressor(k)
     return Pipeline([("features", linear_features(d)), ("model", model)])
 

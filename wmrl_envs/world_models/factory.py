@@ -1,26 +1,55 @@
-"""Building a world model from a short spec string (CLI, configs)."""
+"""Building a world model from a short spec string (CLI, configs).
+
+``KIND`` or ``KIND:SETTINGS``: ``proxy:rows=500,board=task`` sets the proxy's keyword arguments
+(``rows``, ``board``, ``held_fraction``, ``seed``, ``memo``), the LLM kinds take a path or URL.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from wmrl_envs.world_models.base import WorldModel
 
-SPECS = "static | learned | proxy | openai:URL[#MODEL] | vllm:PATH | hf:PATH"
+SPECS = "static | learned | proxy[:rows=N,board=proxy|task,held_fraction=F,seed=S,memo=on|off] | openai:URL[#MODEL] | vllm:PATH | hf:PATH"
+_PROXY_SETTINGS: dict[str, type] = {"rows": int, "board": str, "held_fraction": float, "seed": int, "memo": str}
+
+
+def proxy_settings(spec: str, text: str) -> dict[str, Any]:
+    """``k=v,...`` of a proxy spec as keyword arguments, or a one-line ``ValueError``."""
+    out: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or key not in _PROXY_SETTINGS:
+            raise ValueError(f"unknown setting {item!r} in world model {spec!r}; the proxy takes "
+                             f"{', '.join(k + '=' for k in _PROXY_SETTINGS)} (e.g. proxy:rows=500,board=task)")
+        try:
+            out[key] = _PROXY_SETTINGS[key](value.strip())
+        except ValueError:
+            raise ValueError(f"{key}={value!r} in world model {spec!r} is not a {_PROXY_SETTINGS[key].__name__}") from None
+    if out.get("memo", "on") not in ("on", "off"):
+        raise ValueError(f"memo={out['memo']!r} in world model {spec!r}: use memo=on or memo=off")
+    return out
 
 
 def check_spec(spec: str) -> str:
-    """``spec`` if it names a world model (without building it), else a ``ValueError``."""
+    """``spec`` if it names a world model with valid settings (nothing is run), else a ``ValueError``."""
     kind, _, arg = spec.partition(":")
-    if (kind in ("static", "learned", "proxy") and not arg) or (kind in ("openai", "vllm", "hf") and arg):
+    if kind == "proxy":
+        make_world_model(spec)  # builds no executor: only checks the settings
+        return spec
+    if (kind in ("static", "learned") and not arg) or (kind in ("openai", "vllm", "hf") and arg):
         return spec
     raise ValueError(f"unknown world model {spec!r}; use one of: {SPECS}")
 
 
-def make_world_model(spec: str = "static") -> WorldModel:
+def make_world_model(spec: str = "static", executor: str | None = None) -> WorldModel:
     """``static`` (the default, no LLM), ``learned`` (the static verdicts mapped to the real reward
-    by a model fitted on anchor pairs), ``proxy`` (the program run on a small split of the public
-    train file, in the sandbox), ``openai:URL[#MODEL]`` (an OpenAI-compatible server such
-    as ``vllm serve``), ``vllm:PATH`` (vLLM's offline engine) or ``hf:PATH`` (transformers,
-    log-prob verdicts)."""
+    by a model fitted on anchor pairs), ``proxy[:SETTINGS]`` (the program run on a small split of
+    the public train file, in the sandbox, behind a memo of the programs it already predicted;
+    ``memo=off`` runs every copy), ``openai:URL[#MODEL]`` (an OpenAI-compatible server such as
+    ``vllm serve``), ``vllm:PATH`` (vLLM's offline engine) or ``hf:PATH`` (transformers, log-prob
+    verdicts). ``executor``: the sandbox backend a proxy runs on (default ``auto``); pass the env's."""
     kind, _, arg = spec.partition(":")
     if kind == "static" and not arg:
         from wmrl_envs.world_models.static import CodeCheckWorldModel
@@ -30,10 +59,17 @@ def make_world_model(spec: str = "static") -> WorldModel:
         from wmrl_envs.world_models.learned import LearnedWorldModel
 
         return LearnedWorldModel()
-    if kind == "proxy" and not arg:
+    if kind == "proxy":
+        from wmrl_envs.world_models.memo import MemoWorldModel
         from wmrl_envs.world_models.proxy import ProxyRunWorldModel
 
-        return ProxyRunWorldModel()
+        settings = proxy_settings(spec, arg)
+        memo = settings.pop("memo", "on") == "on"
+        try:
+            proxy = ProxyRunWorldModel(executor or "auto", **settings)
+        except ValueError as e:
+            raise ValueError(f"world model {spec!r}: {e}") from None
+        return MemoWorldModel(proxy) if memo else proxy
     if kind in ("openai", "vllm", "hf") and arg:
         from wmrl_envs.world_models import backends
         from wmrl_envs.world_models.llm import LLMCheckWorldModel

@@ -1,0 +1,205 @@
+"""The world models' fidelity–cost frontier on the corpus: how well each ranks programs, against
+what it costs next to running them for real, both measured in this run.
+
+    python benchmarks/wm_frontier.py [--halves test dev] [--points proxy:rows=250@warm ...] [--out DIR]
+
+Every program of a corpus half (``benchmarks/corpus``; the test half is frozen and never tuned on)
+is first run for real, as the env runs it (its public data, the task's limits), on each sandbox
+backend a point uses: ``warm`` (a forked interpreter with the libraries imported) and ``bwrap``
+(cold: a fresh interpreter per run). The real reward of this run's warm runs is the reference
+every world model is scored against. Then every point predicts every program of the half:
+
+- ``static`` (the code checks; its cost is this process's CPU time);
+- ``proxy:SETTINGS@BACKEND``: the program run on a split of the public train file (``rows``),
+  priced on a board fitted on that split (``board=proxy``) or on the task's own (``board=task``).
+  Its cost is every CPU-second it spent: the runs (a warm run's share of the zygote included), the
+  resource check's reruns, the grading and the one-time split and board fitting per task.
+
+Per point: Spearman with the real reward, AUC ("produced a graded submission"), hack share
+(reward-hacking programs scored >= 0.6 whose real reward is <= 0.2), false-failure share (real
+reward >= 0.5 scored <= 0.1), the share it could not predict (``Prediction.failed``: scored 0
+here, where the wrappers would fall back), and ``cpu_ratio``: the point's CPU over the real runs' CPU on the same
+backend (static: over the warm runs'). Results are kept per point under ``--out`` so that an
+interrupted run resumes; prints a table, writes ``wm_frontier.json`` and ``wm_frontier.png``
+(Spearman against CPU ratio, one marker per point, both halves).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import table, write_json  # noqa: E402
+from wm_corpus_fidelity import contexts, load_corpus, metrics  # noqa: E402
+
+ROWS = (100, 250, 500, 1000, 2000)
+POINTS = ("static", *(f"proxy:rows={n}@warm" for n in ROWS), "proxy:rows=500,board=task@warm",
+          "proxy:rows=1000,board=task@warm", "proxy:rows=250@bwrap", "proxy:rows=2000@bwrap")
+TARGET = {"spearman": 0.85, "hack_share": 0.10, "cpu_ratio": 0.2}
+
+
+def real_runs(rows: list[dict], ctx: dict[str, dict], backend: str, workers: int) -> list[dict]:
+    """Each program run as the env runs it: ``{"status", "reward", "cpu_s"}`` in input order."""
+    from wmrl_envs.mle.grading import InvalidSubmission
+    from wmrl_envs.mle.reward import reward_of
+    from wmrl_envs.mle.suites import load_tasks
+    from wmrl_envs.sandbox import make_executor
+    from wmrl_envs.world_models.proxy import _cpu, _job
+
+    tasks: dict[str, Any] = {}
+    for suite in sorted({r["suite"] for r in rows}):
+        tasks.update(load_tasks(suite, "all", sorted({r["task_id"] for r in rows if r["suite"] == suite}), progress=False))
+    ex = make_executor(backend, workers=workers)
+    try:
+        futures = [ex.submit(_job(r["code"], tasks[r["task_id"]], tasks[r["task_id"]], tasks[r["task_id"]].run_limits()))
+                   for r in rows]
+        out = []
+        for r, f in zip(rows, tqdm(futures, desc=f"real runs ({backend})", leave=False)):
+            task, res = tasks[r["task_id"]], f.result()
+            status, score = ("sandbox_error" if res.error else "run_failed"), None
+            if res.ok:
+                try:
+                    score, status = task.grade(res.files.get("submission.csv"), res.refused.get("submission.csv")), "ok"
+                except InvalidSubmission:
+                    status = "invalid_submission"
+            reward = reward_of(score, task, ctx[r["task_id"]]["reward_mode"])[0]
+            out.append({"status": status, "reward": min(1.0, max(0.0, reward)), "cpu_s": _cpu(res), "backend": res.backend})
+        return out
+    finally:
+        ex.close()
+
+
+def predictions(point: str, rows: list[dict], ctx: dict[str, dict], workers: int) -> dict:
+    """``{"scores", "cpu_s", "setup_s"}`` of one point over ``rows``."""
+    from wmrl_envs.sandbox import make_executor
+    from wmrl_envs.world_models.factory import make_world_model, proxy_settings
+    from wmrl_envs.world_models.proxy import ProxyRunWorldModel
+
+    contexts_, codes = [ctx[r["task_id"]] for r in rows], [r["code"] for r in rows]
+    if point == "static":
+        wm = make_world_model("static")
+        t0 = time.process_time()
+        scores = [wm.predict(c, a).score for c, a in zip(contexts_, tqdm(codes, desc=point, leave=False))]
+        return {"scores": scores, "cpu_s": time.process_time() - t0, "setup_s": 0.0, "failed": 0, "failed_example": None}
+    spec, _, backend = point.partition("@")
+    settings = proxy_settings(spec, spec.partition(":")[2])
+    settings.pop("memo", None)  # the corpus has no duplicate programs: the memo would only add lookups
+    ex = make_executor(backend, workers=workers)
+    try:
+        wm = ProxyRunWorldModel(executor=ex, **settings)
+        preds = []
+        for i in tqdm(range(0, len(rows), 16), desc=point, leave=False):  # batches: a progress bar that moves
+            preds += wm.predict_batch(contexts_[i:i + 16], codes[i:i + 16])
+        failed = [p.failed for p in preds if p.failed]
+        return {"scores": [p.score for p in preds], "cpu_s": sum(p.cost_s for p in preds), "setup_s": wm.setup_s,
+                "failed": len(failed), "failed_example": failed[0] if failed else None}
+    finally:
+        ex.close()
+
+
+def _cached(path: Path, make: Any) -> Any:
+    if path.is_file():
+        return json.loads(path.read_text())
+    value = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value))
+    return value
+
+
+def measure(half: str, rows: list[dict], ctx: dict[str, dict], points: list[str], cache: Path, workers: int) -> dict:
+    backends = sorted({"warm", *(p.partition("@")[2] for p in points if "@" in p)})
+    real = {b: _cached(cache / half / f"real-{b}.json", lambda b=b: real_runs(rows, ctx, b, workers)) for b in backends}
+    reference = [{**r, "status": x["status"], "reward": x["reward"]} for r, x in zip(rows, real["warm"])]
+    out = {"programs": len(rows), "real": {b: {"cpu_s": sum(x["cpu_s"] for x in v),
+                                               "fallbacks": sum(x["backend"] != b for x in v)} for b, v in real.items()},
+           "points": {}}
+    for point in points:
+        pred = _cached(cache / half / f"{point.replace('/', '_')}.json", lambda p=point: predictions(p, rows, ctx, workers))
+        backend = point.partition("@")[2] or "warm"
+        fig = metrics(np.array(pred["scores"]), reference)
+        fig.update(failed_share=pred["failed"] / len(rows), cpu_ratio=pred["cpu_s"] / out["real"][backend]["cpu_s"], setup_s=pred["setup_s"],
+                   cpu_ratio_runs=(pred["cpu_s"] - pred["setup_s"]) / out["real"][backend]["cpu_s"])
+        out["points"][point] = {"figures": fig, "scores": pred["scores"]}
+    return out
+
+
+def plot(results: dict, path: Path) -> Path | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, axes = plt.subplots(1, len(results), figsize=(6.5 * len(results), 4.8), squeeze=False)
+    for ax, (half, res) in zip(axes[0], results.items()):
+        for point, r in res["points"].items():
+            f = r["figures"]
+            marker = "s" if point == "static" else ("o" if "@warm" in point else "^")
+            color = "grey" if point == "static" else ("tab:orange" if "board=task" in point else "tab:blue")
+            ax.scatter(f["cpu_ratio"], f["spearman"], marker=marker, color=color, s=40)
+            ax.annotate(point.replace("proxy:", "").replace(",board=task", " task-board"), (f["cpu_ratio"], f["spearman"]),
+                        fontsize=7, xytext=(4, 3), textcoords="offset points")
+        ax.axhline(TARGET["spearman"], color="green", lw=0.8, ls="--")
+        ax.axvline(TARGET["cpu_ratio"], color="green", lw=0.8, ls="--")
+        ax.set_xscale("log")
+        ax.set(title=f"{half} half ({res['programs']} programs)", xlabel="world-model CPU / real runs' CPU (same backend)",
+               ylabel="Spearman with the real reward", ylim=(-0.1, 1.0))
+    fig.suptitle("World models: fidelity against cost (circles warm, triangles cold; dashed: the issue's target)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--halves", nargs="+", default=["test", "dev"], choices=["test", "dev"])
+    ap.add_argument("--points", nargs="+", default=list(POINTS),
+                    help="static, or proxy[:SETTINGS]@BACKEND (BACKEND: warm or bwrap)")
+    ap.add_argument("--workers", type=int, default=2, help="programs run at once")
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out"))
+    args = ap.parse_args()
+    from wmrl_envs.world_models.factory import check_spec
+
+    for p in args.points:
+        spec, at, backend = p.partition("@")
+        if p != "static" and (not spec.startswith("proxy") or not at or backend not in ("warm", "bwrap")):
+            ap.error(f"point {p!r}: use static or proxy[:SETTINGS]@warm|bwrap")
+        check_spec(spec)
+    out = Path(args.out)
+    rows, split = load_corpus()
+    ctx = contexts(rows)
+    test = set(split["test"])
+    results = {}
+    for half in args.halves:
+        part = [r for r in rows if (r["task_id"] in test) == (half == "test")]
+        results[half] = measure(half, part, ctx, args.points, out / "wm_frontier", args.workers)
+    lines = []
+    for half, res in results.items():
+        for point, r in res["points"].items():
+            f = r["figures"]
+            lines.append({"half": half, "world model": point, "spearman": f"{f['spearman']:.3f}", "auc": f"{f['auc']:.3f}",
+                          "hack share": f"{f['hack_share']:.2f}", "false failures": f"{f['false_failure_share']:.2f}",
+                          "no prediction": f"{f['failed_share']:.2f}",
+                          "CPU / real": f"{f['cpu_ratio']:.3f}", "of it setup": f"{f['setup_s']:.0f} s"})
+    print(table(lines, list(lines[0])))
+    print("real runs' CPU: " + "; ".join(f"{h}: " + ", ".join(f"{b} {v['cpu_s']:.0f} s" for b, v in r["real"].items())
+                                          for h, r in results.items()))
+    print("target: spearman >= 0.85, hack share <= 0.10 at <= 0.2x the real runs' CPU (warm)")
+    png = plot(results, out / "wm_frontier.png")
+    path = write_json("wm_frontier", {"targets": TARGET, "results": results, "plot": str(png) if png else None}, out)
+    print(f"wrote {path}" + (f" and {png}" if png else ""))
+
+
+if __name__ == "__main__":
+    main()
