@@ -47,8 +47,9 @@ POINTS = ("static", *(f"proxy:rows={n}@warm" for n in ROWS), "proxy:rows=500,boa
 TARGET = {"spearman": 0.85, "hack_share": 0.10, "cpu_ratio": 0.2}
 
 
-def real_runs(rows: list[dict], ctx: dict[str, dict], backend: str, workers: int) -> list[dict]:
-    """Each program run as the env runs it: ``{"status", "reward", "cpu_s"}`` in input order."""
+def real_runs(rows: list[dict], ctx: dict[str, dict], backend: str, workers: int, size: int | None = None) -> list[dict]:
+    """Each program run as the env runs it (on tasks built at ``size``): ``{"status", "reward",
+    "cpu_s"}`` in input order."""
     from wmrl_envs.mle.grading import InvalidSubmission
     from wmrl_envs.mle.reward import reward_of
     from wmrl_envs.mle.suites import load_tasks
@@ -57,7 +58,8 @@ def real_runs(rows: list[dict], ctx: dict[str, dict], backend: str, workers: int
 
     tasks: dict[str, Any] = {}
     for suite in sorted({r["suite"] for r in rows}):
-        tasks.update(load_tasks(suite, "all", sorted({r["task_id"] for r in rows if r["suite"] == suite}), progress=False))
+        ids = sorted({r["task_id"] for r in rows if r["suite"] == suite})
+        tasks.update(load_tasks(suite, "all", ids, progress=False, size=size))
     ex = make_executor(backend, workers=workers)
     try:
         futures = [ex.submit(_job(r["code"], tasks[r["task_id"]], tasks[r["task_id"]], tasks[r["task_id"]].run_limits()))
@@ -126,9 +128,33 @@ def measure(half: str, rows: list[dict], ctx: dict[str, dict], points: list[str]
         pred = _cached(cache / half / f"{point.replace('/', '_')}.json", lambda p=point: predictions(p, rows, ctx, workers))
         backend = point.partition("@")[2] or "warm"
         fig = metrics(np.array(pred["scores"]), reference)
-        fig.update(failed_share=pred["failed"] / len(rows), cpu_ratio=pred["cpu_s"] / out["real"][backend]["cpu_s"], setup_s=pred["setup_s"],
+        fig.update(failed_share=pred.get("failed", 0) / len(rows), cpu_ratio=pred["cpu_s"] / out["real"][backend]["cpu_s"], setup_s=pred["setup_s"],
                    cpu_ratio_runs=(pred["cpu_s"] - pred["setup_s"]) / out["real"][backend]["cpu_s"])
         out["points"][point] = {"figures": fig, "scores": pred["scores"]}
+    return out
+
+
+def scale(task_id: str, sizes: list[int], point: str, cache: Path, workers: int) -> list[dict]:
+    """Real and proxy CPU, and the proxy's Spearman with the real reward, with ``task_id`` built at
+    each of ``sizes`` source rows (no board at a size: both sides pay DSBench's RPG)."""
+    from wmrl_envs.mle.suites import load_tasks
+
+    rows = [r for r in load_corpus()[0] if r["task_id"] == task_id]
+    if not rows:
+        raise SystemExit(f"--scale-task {task_id!r} has no corpus programs")
+    out = []
+    for size in sizes:
+        task = load_tasks(rows[0]["suite"], "all", [task_id], progress=False, size=size)[task_id]
+        ctx = {task_id: {**task.context(), "suite": rows[0]["suite"], "reward_mode": "rpg", "size": size}}
+        where = cache / "scale" / f"{task_id}-{size}"
+        real = _cached(where / "real-warm.json", lambda c=ctx, n=size: real_runs(rows, c, "warm", workers, n))
+        pred = _cached(where / f"{point.replace('/', '_')}.json", lambda c=ctx: predictions(point, rows, c, workers))
+        ref = [{**r, "status": x["status"], "reward": x["reward"]} for r, x in zip(rows, real)]
+        real_cpu = sum(x["cpu_s"] for x in real)
+        n_rows = sum(int(task.files[f]["n_rows"]) for f in (task.train_file, task.test_file))
+        out.append({"size": size, "rows": n_rows, "real_cpu_s": real_cpu, "proxy_cpu_s": pred["cpu_s"],
+                    "saving": real_cpu / pred["cpu_s"], "spearman": metrics(np.array(pred["scores"]), ref)["spearman"],
+                    "real_timeouts": sum(x["status"] == "run_failed" for x in real)})
     return out
 
 
@@ -168,6 +194,11 @@ def main() -> None:
                     help="static, or proxy[:SETTINGS]@BACKEND (BACKEND: warm or bwrap)")
     ap.add_argument("--workers", type=int, default=2, help="programs run at once")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out"))
+    ap.add_argument("--scale", action="store_true",
+                    help="instead: real and proxy CPU at growing data sizes (--scale-task built at --sizes source rows)")
+    ap.add_argument("--scale-task", default="diamond-prices", help="a corpus task whose source is large (default: %(default)s, 53,940 rows)")
+    ap.add_argument("--sizes", nargs="+", type=int, default=[1000, 2000, 6500, 20000, 60000])
+    ap.add_argument("--scale-point", default="proxy:rows=500,board=task@warm", help="the proxy setting measured at each size")
     args = ap.parse_args()
     from wmrl_envs.world_models.factory import check_spec
 
@@ -177,6 +208,16 @@ def main() -> None:
             ap.error(f"point {p!r}: use static or proxy[:SETTINGS]@warm|bwrap")
         check_spec(spec)
     out = Path(args.out)
+    if args.scale:
+        check_spec(args.scale_point.partition("@")[0])
+        curve = scale(args.scale_task, args.sizes, args.scale_point, out / "wm_frontier", args.workers)
+        print(table([{"source rows": c["size"], "task rows": c["rows"], "real CPU-s": f"{c['real_cpu_s']:.0f}",
+                      "proxy CPU-s": f"{c['proxy_cpu_s']:.0f}", "real / proxy": f"{c['saving']:.2f}x",
+                      "spearman": f"{c['spearman']:.3f}", "real runs failed": c["real_timeouts"]} for c in curve],
+                    ["source rows", "task rows", "real CPU-s", "proxy CPU-s", "real / proxy", "spearman", "real runs failed"]))
+        path = write_json("wm_frontier_scale", {"task": args.scale_task, "point": args.scale_point, "curve": curve}, out)
+        print(f"wrote {path}")
+        return
     rows, split = load_corpus()
     ctx = contexts(rows)
     test = set(split["test"])

@@ -391,7 +391,9 @@ def test_a_proxy_board_that_cannot_be_built_is_a_failed_prediction(tasks, contex
     def broken(*a, **k):
         raise ValueError("Expected n_neighbors <= n_samples_fit")
 
-    monkeypatch.setattr(boards, "build_task_board", broken)
+    calls = []
+    monkeypatch.setattr(boards, "build_task_board", lambda *a, **k: calls.append(1) or broken())
     wm = ProxyRunWorldModel(RecordedExecutor(lambda job: ok()), rows=61, tasks=tasks)  # a board not on disk yet
     pred = wm.predict(context, "x = 1")
     assert pred.failed is not None and "could not be built" in pred.failed and "n_neighbors" in pred.failed
+    assert "n_neighbors" in wm.predict(context, "y = 1").failed and len(calls) == 1  # not fitted again

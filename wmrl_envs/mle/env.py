@@ -98,6 +98,8 @@ class MLEEnv(gym.Env[str, str]):
         mledojo: an MLE-Dojo checkout whose metric classes grade MLE-Dojo tasks.
         alignment: DSBench folders: ``"position"`` (DSBench's row comparison, the default; named
             in ``info["alignment"]``) or ``"id"``.
+        size: embedded suites: build the tasks from up to this many source rows instead of 6,500
+            (e.g. 60000: diamonds' 53,940 rows); resized tasks have no board (``rpg`` reward).
         render_mode: None or ``"ansi"`` (``render()`` returns the last observation).
     """
 
@@ -121,11 +123,13 @@ class MLEEnv(gym.Env[str, str]):
         mledojo: str | None = None,
         alignment: str | None = None,
         workers: int | None = None,
+        size: int | None = None,
     ) -> None:
         loaded = load_suite(
             suite or self.default_suite, split or self.default_split, tasks, cache_dir, metrics,
-            mledojo=mledojo, alignment=alignment,
+            mledojo=mledojo, alignment=alignment, size=size,
         )  # fmt: skip
+        self.size = size
         self.tasks: dict[str, Task] = loaded.tasks
         suite = suite or self.default_suite
         self.suite = suite if suite in SUITES else str(Path(suite).expanduser().resolve())
@@ -241,6 +245,8 @@ class MLEEnv(gym.Env[str, str]):
         assert self.task is not None
         enforced = self.limits_for(self.task)
         ctx = {**self.task.context(self.max_turns), "suite": self.suite, "reward_mode": self.reward_mode}
+        if self.size is not None:
+            ctx["size"] = self.size
         ctx["limits"] = {k: float(getattr(enforced, k)) for k in ctx["limits"]}
         return ctx
 

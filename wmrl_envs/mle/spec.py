@@ -6,6 +6,7 @@ Each folder holds ``config.yaml`` (where the data comes from and how it is split
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ class TaskSpec:
     positive_class: str | int | None = None  # binary tasks: the raw label that becomes 1
     drop_columns: tuple[str, ...] = ()
     max_rows: int = 6500  # cap on rows (train + test) taken from the source
+    resized: bool = False  # max_rows set by ``size=`` rather than the config (no committed board)
     split_seed: int = 42
     test_fraction: float = 0.25
     valid_fraction: float = 0.2  # of train, graded on non-final turns
@@ -66,7 +68,15 @@ class TaskSpec:
         """Hash of the config and the build version: the cache key of the built data."""
         h = hashlib.sha256((self.folder / "config.yaml").read_bytes())
         h.update(str(BUILD_VERSION).encode())
+        if self.resized:
+            h.update(f"max_rows={self.max_rows}".encode())
         return h.hexdigest()[:12]
+
+    def with_size(self, size: int) -> TaskSpec:
+        """This task built from up to ``size`` source rows (train + test) instead of ``max_rows``."""
+        if isinstance(size, bool) or not isinstance(size, int) or size < 100:
+            raise ValueError(f"size must be an int >= 100 (source rows, train + test), got {size!r}")
+        return dataclasses.replace(self, max_rows=size, resized=True)
 
     @property
     def description(self) -> str:

@@ -19,7 +19,8 @@ from wmrl_envs.mle.task import Task
 
 
 def spec_task(spec: TaskSpec, folder: Path) -> Task:
-    """The :class:`Task` of an offline spec built into ``folder``."""
+    """The :class:`Task` of an offline spec built into ``folder`` (a resized one has no board: the
+    committed board scores the config's rows)."""
     return Task(
         id=spec.id,
         name=spec.name,
@@ -34,7 +35,7 @@ def spec_task(spec: TaskSpec, folder: Path) -> Task:
         suite=spec.folder.parent.name,
         license=spec.license,
         limits=dict(spec.limits),
-        board_paths=(spec.leaderboard_path,),
+        board_paths=() if spec.resized else (spec.leaderboard_path,),
         work_dir=folder,
         valid_fraction=spec.valid_fraction,
         split_seed=spec.split_seed,
@@ -70,6 +71,7 @@ def load_suite(
     *,
     mledojo: str | Path | None = None,
     alignment: str | None = None,
+    size: int | None = None,
 ) -> Suite:
     """The tasks of ``suite`` (embedded name or data path), in id order, ready to run.
 
@@ -86,12 +88,17 @@ def load_suite(
             ``$MLEDOJO_HOME``, or an importable ``mledojo``).
         alignment: DSBench folders: ``"position"`` (DSBench's own row comparison, the default) or
             ``"id"`` (submission rows matched to answers by id first).
+        size: embedded suites: build each task from up to this many source rows (train + test)
+            instead of the suite's 6,500, e.g. the source's full size; such tasks have no
+            leaderboard (their env pays DSBench's RPG).
     """
     if isinstance(suite, str) and suite in SUITES:
-        specs = {s.id: s for s in list_specs(suite, split)}
+        specs = {s.id: s if size is None else s.with_size(size) for s in list_specs(suite, split)}
         ids = _select(list(specs), task_ids, f"suite {suite!r} (split {split!r})")
         folders = build_suite([specs[i] for i in ids], root, progress=progress)
         return Suite({i: spec_task(specs[i], f) for i, f in zip(ids, folders)})
+    if size is not None:
+        raise ValueError(f"size= builds embedded tasks at another size; {suite!r} is a data folder, used as it is")
     path = Path(suite).expanduser()
     if not path.is_dir():
         raise ValueError(f"suite must be one of {list(SUITES)} or an existing folder, got {suite!r}")

@@ -42,6 +42,7 @@ class TaskContext(TypedDict, total=False):
     max_turns: int
     suite: str  # the env's suite: "offline", "dsbench" or a data folder's absolute path
     reward_mode: str  # how the env pays a graded score ("percentile", "rpg", ...)
+    size: int  # embedded suites built at another size (``size=``): source rows kept
 
 
 @dataclass(frozen=True)

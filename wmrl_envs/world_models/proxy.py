@@ -118,6 +118,7 @@ class ProxyRunWorldModel:
         self._executor: Executor | None = None if isinstance(executor, str) else executor
         self._tasks: dict[str, Task] = dict(tasks or {})
         self._splits: dict[tuple[str, int, bool], Task | None] = {}  # (task id, rows, with board)
+        self._unbuildable: dict[tuple[str, int, bool], str] = {}  # the same keys: why it failed
         self._startup_run: RunResult | None = None
         self.setup_s = 0.0  # one-time CPU seconds per task (proxy split, its board)
         self._unpaid = 0.0  # setup_s not yet charged to a prediction
@@ -280,7 +281,7 @@ class ProxyRunWorldModel:
                                "(WMRL/MLEDojo-v0 or WMRL/DSBench-v0 reset info), or tasks= given to it")
         from wmrl_envs.mle.suites import load_tasks
 
-        task = load_tasks(suite, "all", [task_id], progress=False)[task_id]
+        task = load_tasks(suite, "all", [task_id], progress=False, size=context.get("size"))[task_id]
         with self._lock:
             return self._tasks.setdefault(task_id, task)
 
@@ -291,6 +292,8 @@ class ProxyRunWorldModel:
         next prediction."""
         key = (task.id, rows, board and bool(task.boards))
         with self._lock:
+            if key in self._unbuildable:  # tried once: the same error, without spending it again
+                raise RuntimeError(self._unbuildable[key])
             if key not in self._splits:
                 start = time.thread_time()
                 from wmrl_envs.mle.build import cache_dir, carved_task
@@ -298,12 +301,17 @@ class ProxyRunWorldModel:
                 spec = f"{task.public_dir.resolve()}|{rows}|{self.held_fraction}|{self.seed}"
                 name = f"{task.id}-{hashlib.sha256(spec.encode()).hexdigest()[:12]}"
                 dest = (task.work_dir.parent if task.work_dir else cache_dir() / "mle" / "tasks") / name
-                split = carved_task(task, dest, self.held_fraction, self.seed, rows)
-                spent = time.thread_time() - start
-                if split is not None and key[2]:
-                    path, board_s = _proxy_board(split, dest.with_suffix(".board.csv"))
-                    split = dataclasses.replace(split, board_paths=(path,))
-                    spent += board_s
+                try:
+                    split = carved_task(task, dest, self.held_fraction, self.seed, rows)
+                    board_s = 0.0
+                    if split is not None and key[2]:
+                        path, board_s = _proxy_board(split, dest.with_suffix(".board.csv"))
+                        split = dataclasses.replace(split, board_paths=(path,))
+                except Exception as e:
+                    self._unbuildable[key] = f"{type(e).__name__}: {e}"
+                    self._unpaid += time.thread_time() - start
+                    raise
+                spent = time.thread_time() - start + board_s
                 self._splits[key] = split
                 self.setup_s += spent
                 self._unpaid += spent
