@@ -203,6 +203,8 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     finally:
         for e in envs:
             e.close()
+    wm = getattr(envs[0], "world_model", None)
+    memo = {"hits": wm.hits, "misses": wm.misses} if hasattr(wm, "hits") else None  # since this process started the arm
     if log_dir is not None:
         history = _read_jsonl(log_dir / "metrics.jsonl")
     evaluated_final = ev is not None and curve[-1]["update"] == trainer.update_idx  # the last checkpoint, just now
@@ -214,6 +216,7 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
         "heldout_greedy": final["greedy"],
         "heldout_per_task": final["per_task"],
         "wm_fidelity": None if arm == "real" else wm_fidelity(trainer.anchor_pairs),
+        "wm_memo": memo,
         "curve": curve,
         "train_curve": [{k: v for k, v in h.items() if k in ("update", "reward_mean", "real_episodes")
                          or k.startswith(("monitor/", "mixing/"))} for h in _by_update(history)],
