@@ -98,7 +98,8 @@ def default_store(env_id: str) -> OutcomeStore:
 
 def task_key(env: gym.Env, task_id: str) -> str:
     """Names a task's content: changes when its answers, boards, the env's reward mode, turns,
-    the run limits or the sandbox backend change (a warm run's recorded CPU is not a cold one's)."""
+    the run limits or the sandbox backend change (a warm run's recorded CPU is not a cold one's,
+    nor is it after the warm zygote's imports change)."""
     base = env.unwrapped
     task = base.tasks[task_id]
     h = hashlib.sha256(task.answers_path.read_bytes())
@@ -108,6 +109,7 @@ def task_key(env: gym.Env, task_id: str) -> str:
     h.update(str(base.max_turns).encode())
     h.update(repr(base.limits_for(task)).encode())  # a time limit changes what a program scores
     h.update(base.executor.name.encode())
+    h.update(repr(getattr(base.executor, "preload", ())).encode())  # a zygote that imports more charges less
     return f"{task_id}:{h.hexdigest()[:16]}"
 
 

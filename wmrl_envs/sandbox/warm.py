@@ -68,7 +68,7 @@ PRELOAD = (
     "sklearn.metrics", "sklearn.preprocessing", "sklearn.impute", "sklearn.pipeline",
     "sklearn.compose", "sklearn.tree", "sklearn.neighbors", "sklearn.svm", "sklearn.decomposition",
     "sklearn.feature_extraction.text", "sklearn.feature_selection", "sklearn.naive_bayes",
-    "sklearn.utils", "lightgbm", "xgboost",
+    "sklearn.utils", "lightgbm", "xgboost", "statsmodels.api", "statsmodels.formula.api",
 )  # fmt: skip
 HOLD = ("/usr/bin/sleep", "infinity")  # the sandbox's payload: keeps its namespaces alive
 ZYGOTE_SCRIPT = Path(__file__).with_name("zygote.py")
