@@ -42,8 +42,8 @@ from _report import table, write_json  # noqa: E402
 from wm_corpus_fidelity import contexts, load_corpus, metrics  # noqa: E402
 
 ROWS = (100, 250, 500, 1000, 2000)
-POINTS = ("static", *(f"proxy:rows={n}@warm" for n in ROWS), "proxy:rows=500,board=task@warm",
-          "proxy:rows=1000,board=task@warm", "proxy:rows=250@bwrap", "proxy:rows=2000@bwrap")
+POINTS = ("static", *(f"proxy:rows={n},board=task@warm" for n in (500, 1000, 250, 2000, 100)), "proxy:rows=500,board=task@bwrap",
+          "proxy:rows=100@warm", "proxy:rows=250@warm", "proxy:rows=2000@warm", "proxy:rows=2000@bwrap")
 TARGET = {"spearman": 0.85, "hack_share": 0.10, "cpu_ratio": 0.2}
 
 
@@ -102,7 +102,8 @@ def predictions(point: str, rows: list[dict], ctx: dict[str, dict], workers: int
         for i in tqdm(range(0, len(rows), 16), desc=point, leave=False):  # batches: a progress bar that moves
             preds += wm.predict_batch(contexts_[i:i + 16], codes[i:i + 16])
         failed = [p.failed for p in preds if p.failed]
-        return {"scores": [p.score for p in preds], "cpu_s": sum(p.cost_s for p in preds), "setup_s": wm.setup_s,
+        return {"scores": [p.score for p in preds], "costs": [p.cost_s for p in preds],
+                "cpu_s": sum(p.cost_s for p in preds), "setup_s": wm.setup_s,
                 "failed": len(failed), "failed_example": failed[0] if failed else None}
     finally:
         ex.close()

@@ -105,3 +105,19 @@ def test_the_main_job_without_flags_trains_the_composer():
     world = _world(build_parser().parse_args(["compare"]))
     assert world.agent == "composer" and world.world_model == "static"
     world.check()
+
+
+@pytest.mark.slow
+def test_a_proxy_arm_predicts_each_distinct_program_once_and_pays_for_the_ones_it_ran(tmp_path):
+    """The template agent draws from 22 recipes, so programs repeat: the proxy behind its memo runs
+    each distinct one once, and the arm's world-model compute is what those runs cost."""
+    res = compare(agent="template", budget=Budget(updates=3, group_size=8, groups_per_update=2, eval_every=3),
+                  seeds=1, arms=("real", "wmrl"), cache=tmp_path / "cache", out=tmp_path / "out",
+                  tasks={**TASKS, "train": ["concrete-strength"]}, progress=False, workers=2,
+                  world_model="proxy:rows=200,board=task")
+    arm = res["runs"]["0"]["wmrl"]
+    memo = arm["wm_memo"]
+    predicted = 48 - arm["real_executions"]  # at least 26 more programs than the 22 recipes
+    assert memo["hits"] + memo["misses"] == predicted and memo["hits"] > 0
+    assert arm["wm_s"] > 0
+    assert res["runs"]["0"]["real"]["wm_memo"] is None
