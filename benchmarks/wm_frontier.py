@@ -173,7 +173,7 @@ def plot(results: dict, path: Path) -> Path | None:
             f = r["figures"]
             marker = "s" if point == "static" else ("o" if "@warm" in point else "^")
             color = "grey" if point == "static" else ("tab:orange" if "board=task" in point else "tab:blue")
-            ax.scatter(f["cpu_ratio"], f["spearman"], marker=marker, color=color, s=40)
+            ax.scatter(f["cpu_ratio"], f["spearman"], marker=marker, color=color, s=55)
             ax.annotate(point.replace("proxy:", "").replace(",board=task", " task-board"), (f["cpu_ratio"], f["spearman"]),
                         fontsize=7, xytext=(4, 3), textcoords="offset points")
         ax.axhline(TARGET["spearman"], color="green", lw=0.8, ls="--")
@@ -181,7 +181,7 @@ def plot(results: dict, path: Path) -> Path | None:
         ax.set_xscale("log")
         ax.set(title=f"{half} half ({res['programs']} programs)", xlabel="world-model CPU / real runs' CPU (same backend)",
                ylabel="Spearman with the real reward", ylim=(-0.1, 1.0))
-    fig.suptitle("World models: fidelity against cost (circles warm, triangles cold; dashed: the issue's target)")
+    fig.suptitle("World models: fidelity against cost\n(circles: warm sandbox, triangles: cold; dashed: the target)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
