@@ -242,34 +242,30 @@ class ProxyRunWorldModel:
                                 f"CPU-s on {n_proxy} rows already, of the {PROXY_TIME_SHARE * caps['CPU-s']:g} a proxy "
                                 f"run may spend ({PROXY_TIME_SHARE:g} of the {caps['CPU-s']:g} CPU-s limit)"), spent
         if any(est[r] > _GROWTH_CHECK * caps[r] for r in used):
-            runs = self._smaller(item, (4,))
-            spent = sum(_cpu(r) for _, r in runs)
-            if runs and runs[0][1].ok:
-                (n_q, quarter), = runs
-                u_q = _usage(quarter)
+            quarter = self._smaller(item, 4)
+            spent = 0.0 if quarter is None else _cpu(quarter[1])
+            if quarter is not None and quarter[1].ok:
+                n_q, u_q = quarter[0], _usage(quarter[1])
                 est = {r: _two_point((n_proxy, n_q), (used[r], u_q[r]), n_full) for r in used}
                 if any(_exponent((n_proxy, n_q), (used[r] - base[r], u_q[r] - base[r])) > _SUPERLINEAR for r in used):
-                    half = self._smaller(item, (2,))
-                    spent += sum(_cpu(r) for _, r in half)
-                    if half and half[0][1].ok:
-                        (n_h, h), = half
+                    half = self._smaller(item, 2)
+                    spent += 0.0 if half is None else _cpu(half[1])
+                    if half is not None and half[1].ok:
+                        u_h = _usage(half[1])
                         for r in used:
-                            est[r] = max(est[r], _power_law((n_proxy, n_h, n_q), (used[r], _usage(h)[r], u_q[r]), n_full))
+                            est[r] = max(est[r], _power_law((n_proxy, half[0], n_q), (used[r], u_h[r], u_q[r]), n_full))
         text = ", ".join(f"~{est[r]:.0f} of {caps[r]:g} {r}" for r in used)
         if any(est[r] > caps[r] for r in used):
             return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {text}"), spent
         return Verdict(1.0, f"predicted on the full data ({n_full} rows): {text}"), spent
 
-    def _smaller(self, item: _Pending, divisors: tuple[int, ...]) -> list[tuple[int, RunResult]]:
-        """The program rerun on ``rows // d`` of the proxy's rows for each ``d`` (at once), as
-        ``(rows of the split, result)``; empty where a split cannot be carved."""
-        n_proxy = max(1, _rows(item.proxy))
-        splits = [self._split(item.task, max(40, n_proxy // d), board=False) for d in divisors]
-        if any(t is None for t in splits):
-            return []
-        futures = [(max(1, _rows(t)), self.executor.submit(_job(item.code, item.task, t, _proxy_limits(item.limits))))
-                   for t in splits if t is not None]
-        return [(n, f.result()) for n, f in futures]
+    def _smaller(self, item: _Pending, divisor: int) -> tuple[int, RunResult] | None:
+        """The program rerun on ``rows // divisor`` of the proxy's rows, as ``(rows of the split,
+        result)``; None where that split cannot be carved."""
+        split = self._split(item.task, max(40, max(1, _rows(item.proxy)) // divisor), board=False)
+        if split is None:
+            return None
+        return max(1, _rows(split)), self.executor.submit(_job(item.code, item.task, split, _proxy_limits(item.limits))).result()
 
     def _task(self, context: Mapping[str, Any]) -> Task:
         task_id, suite = context.get("task_id"), context.get("suite")
