@@ -21,7 +21,10 @@ def attempt(name, fn):
 attempt("loopback", lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))
 attempt("public", lambda: socket.create_connection(("8.8.8.8", 53), timeout=2))
 attempt("dns", lambda: socket.getaddrinfo("pypi.org", 443))
-out["interfaces"] = [n for _, n in socket.if_nameindex()]
+try:
+    out["interfaces"] = [n for _, n in socket.if_nameindex()]
+except OSError as e:
+    out["interfaces"] = type(e).__name__ + ":" + str(e.errno)
 print(json.dumps(out))
 """
 

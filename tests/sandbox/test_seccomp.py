@@ -100,6 +100,17 @@ def test_filter_decisions(arch):
     assert _run(prog, nr["personality"], audit_arch, (0x0040000,) + (0,) * 5) == eperm
     assert _run(prog, nr["ioctl"], audit_arch, (1, seccomp.TIOCSTI, 0, 0, 0, 0)) == eperm
     assert _run(prog, nr["ioctl"], audit_arch, (1, 0x5401, 0, 0, 0, 0)) == allow  # TCGETS
+    # Channels between concurrent runs and kernel work outside the run's accounting (test_channels.py).
+    for cmd in seccomp.LOCK_CMDS:
+        assert _run(prog, nr["fcntl"], audit_arch, (3, cmd, 0, 0, 0, 0)) == enosys, cmd
+    assert _run(prog, nr["flock"], audit_arch, (3, 2, 0, 0, 0, 0)) == enosys
+    assert _run(prog, nr["fcntl"], audit_arch, (3, seccomp.F_NOTIFY, 0, 0, 0, 0)) == eperm
+    assert _run(prog, nr["fcntl"], audit_arch, (3, seccomp.F_SETLEASE, 0, 0, 0, 0)) == eperm
+    assert _run(prog, nr["fcntl"], audit_arch, (3, 3, 0, 0, 0, 0)) == allow  # F_GETFL
+    for call in ("socket", "socketpair"):
+        assert _run(prog, nr[call], audit_arch, (1, 1, 0, 0, 0, 0)) == allow  # AF_UNIX
+        for family in (2, 10, 16, 17):  # AF_INET, AF_INET6, AF_NETLINK, AF_PACKET
+            assert _run(prog, nr[call], audit_arch, (family, 1, 0, 0, 0, 0)) == 0x50000 | 97, (call, family)
     assert _run(prog, 11, 0x40000003) == 0x80000000  # an i386 syscall: kill
     if x32 is not None:
         assert _run(prog, x32 | nr["keyctl"], audit_arch) == eperm

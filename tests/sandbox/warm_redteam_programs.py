@@ -425,7 +425,10 @@ try:
 except OSError as e:
     state["mq_open"] = repr(e)
 def _connect(family, addr, kind=socket.SOCK_STREAM):
-    s = socket.socket(family, kind)
+    try:
+        s = socket.socket(family, kind)
+    except OSError as e:  # only AF_UNIX sockets exist in the sandbox
+        return errno.errorcode.get(e.errno, repr(e))
     s.settimeout(1)
     try:
         s.connect(addr)
@@ -538,7 +541,10 @@ except OSError:
     pass
 sockets = []
 for family, addr in ((socket.AF_UNIX, "\0" + TOKEN_NAME), (socket.AF_INET, ("0.0.0.0", __PORT__))):
-    s = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        s = socket.socket(family, socket.SOCK_STREAM)
+    except OSError:  # only AF_UNIX sockets exist in the sandbox
+        continue
     s.bind(addr)
     s.listen(5)
     sockets.append(s)

@@ -129,6 +129,7 @@ class RunResult:
     host_uid: int | None = None  # the host user the program ran as (never 0 in bwrap)
     seccomp: bool = False  # the syscall filter (``seccomp.py``) was installed for the program
     workspace_limit: str = "watcher"  # "mount": kernel-enforced size; "watcher": polled usage
+    uncharged: str = ""  # what the run makes the kernel hold or do that no limit here charges to it
     files: dict[str, bytes] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)  # collected name -> why it was left out
     error: str | None = None  # harness-side problem (backend failed to start, ...)

@@ -95,6 +95,7 @@ def bwrap_args(
         a += ["--ro-bind-try", f, f]
     a += ["--proc", "/proc", "--dev", "/dev"]
     a += ["--bind", str(rundir.tmp), "/tmp", "--bind", str(rundir.shm), "/dev/shm"]
+    a += ["--remount-ro", "/dev"]  # its own tmpfs has no size; /dev/shm and the device nodes stay writable
     for src, dest in binds:
         a += ["--ro-bind", str(src), str(dest)]
     a += ["--bind", str(rundir.workspace), SANDBOX_WORKSPACE]

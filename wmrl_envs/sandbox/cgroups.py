@@ -241,6 +241,12 @@ class RunCgroup:
                 (d / "cpu.cfs_quota_us").write_text(str(quota))
 
     @property
+    def memory_version(self) -> int | None:
+        """The cgroup version whose memory controller charges this run (None: none does)."""
+        m = self._dir("memory")
+        return m[0] if m else None
+
+    @property
     def limits_memory(self) -> bool:
         return self._dir("memory") is not None
 

@@ -6,12 +6,26 @@ privilege escalation or of carrying data between runs. In BPF, top to bottom::
 
     A = seccomp_data.arch;  if A != native arch: kill     # i386 `int 0x80` numbers differ
     A = seccomp_data.nr;    if A >= 0x40000000: EPERM      # x86_64 only: the x32 ABI
-    if A in DENIED:         EPERM                          # keyrings, io_uring, bpf, mount, ...
+    if A in DENIED:         EPERM                          # keyrings, io_uring, bpf, mount, inotify, ...
+    if A == flock:          ENOSYS                         # no file locks (below)
     if A == clone3:         ENOSYS                         # flags hide in memory: libc falls back to clone
+    if A == fcntl and args[1] in LOCK_CMDS:                ENOSYS
+    if A == fcntl and args[1] in (F_NOTIFY, F_SETLEASE):   EPERM
+    if A in (socket, socketpair) and args[0] != AF_UNIX:   EAFNOSUPPORT
     if A in (clone, unshare) and args[0] & CLONE_NEWUSER:  EPERM
     if A == personality and args[0] not in PERSONALITIES:  EPERM   # e.g. ADDR_NO_RANDOMIZE
     if A == ioctl and args[1] in (TIOCSTI, TIOCLINUX):     EPERM   # typing into a terminal
     allow
+
+Runs in flight at once share the inodes of their read-only mounts (interpreter, venv, ``/usr``,
+the task's public data), so every kernel object keyed by an inode is a channel between them:
+``flock``, POSIX and open-file-description record locks (``F_GETLK`` shows another run's lock),
+inotify and dnotify watches (one run sees the other's opens), leases. An ML program needs none
+of them, so they are refused: locks with ENOSYS ("this system has no file locks", which
+``filelock`` and sqlite report at once instead of retrying), watches with EPERM. Sockets: the
+network namespace has only loopback, and loopback TCP is where kernel memory and CPU escape a
+run's accounting (socket buffers uncharged under cgroup v1, softirq and socket-GC work charged to
+no run), so only ``AF_UNIX`` (multiprocessing's pipes and socketpairs) may be created.
 
 Arguments are compared on their low 32 bits, which is exact: the kernel reads these four as
 ``unsigned int`` (personality, ioctl's cmd) or keeps every flag in the low word (clone, unshare).
@@ -46,11 +60,17 @@ DENIED = (
     "swapon", "swapoff", "reboot", "syslog", "acct", "quotactl", "quotactl_fd", "lookup_dcookie",
     "vhangup", "iopl", "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "sethostname", "setdomainname", "fanotify_init", "nfsservctl", "_sysctl", "ustat", "sysfs",
+    # watches on inodes other runs share: a channel between concurrent runs
+    "inotify_init", "inotify_init1", "inotify_add_watch",
 )  # fmt: skip
 
 CLONE_NEWUSER = 0x10000000
 PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)  # PER_LINUX(32), UNAME26 variants, query
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+# fcntl commands: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW; F_NOTIFY, F_SETLEASE
+LOCK_CMDS = (5, 6, 7, 36, 37, 38)
+F_NOTIFY, F_SETLEASE = 1026, 1024
+AF_UNIX = 1
 
 # Syscall numbers per architecture: (AUDIT_ARCH value, x32 bit or None, name -> number).
 _X86_64 = {
@@ -67,6 +87,8 @@ _X86_64 = {
     "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159, "sethostname": 170,
     "setdomainname": 171, "fanotify_init": 300, "nfsservctl": 180, "_sysctl": 156, "ustat": 136,
     "sysfs": 139, "clone": 56, "clone3": 435, "unshare": 272, "personality": 135, "ioctl": 16,
+    "inotify_init": 253, "inotify_init1": 294, "inotify_add_watch": 254, "flock": 73, "fcntl": 72,
+    "socket": 41, "socketpair": 53,
 }  # fmt: skip
 _AARCH64 = {
     "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
@@ -80,7 +102,8 @@ _AARCH64 = {
     "lookup_dcookie": 18, "vhangup": 58, "settimeofday": 170, "clock_settime": 112,
     "clock_adjtime": 266, "adjtimex": 171, "sethostname": 161, "setdomainname": 162,
     "fanotify_init": 262, "nfsservctl": 42, "clone": 220, "clone3": 435, "unshare": 97,
-    "personality": 92, "ioctl": 29,
+    "personality": 92, "ioctl": 29, "inotify_init1": 26, "inotify_add_watch": 27, "flock": 32,
+    "fcntl": 25, "socket": 198, "socketpair": 199,
 }  # fmt: skip
 ARCHES = {
     "x86_64": (0xC000003E, 0x40000000, _X86_64),
@@ -120,6 +143,10 @@ def program(arch: str) -> bytes:
         p.append((_JGE, x32_bit, "eperm", None))
     p += [(_JEQ, nr[name], "eperm", None) for name in DENIED if name in nr]
     p += [
+        (_JEQ, nr["flock"], "enosys", None),
+        (_JEQ, nr["fcntl"], "fcntl", None),
+        (_JEQ, nr["socket"], "family", None),
+        (_JEQ, nr["socketpair"], "family", None),
         (_JEQ, nr["clone3"], "enosys", None),
         (_JEQ, nr["clone"], "flags", None),
         (_JEQ, nr["unshare"], "flags", None),
@@ -132,6 +159,11 @@ def program(arch: str) -> bytes:
         (_RET, _ERRNO | errno.EPERM, None, None),
         "ioctl", (_LD_ABS, _ARG1, None, None),
         (_JEQ, TIOCSTI, "eperm", None), (_JEQ, TIOCLINUX, "eperm", "allow"),
+        "fcntl", (_LD_ABS, _ARG1, None, None),
+        *[(_JEQ, v, "enosys", None) for v in LOCK_CMDS],
+        (_JEQ, F_NOTIFY, "eperm", None), (_JEQ, F_SETLEASE, "eperm", "allow"),
+        "family", (_LD_ABS, _ARG0, None, None), (_JEQ, AF_UNIX, "allow", None),
+        (_RET, _ERRNO | errno.EAFNOSUPPORT, None, None),
         "allow", (_RET, _ALLOW, None, None),
         "eperm", (_RET, _ERRNO | errno.EPERM, None, None),
         "enosys", (_RET, _ERRNO | errno.ENOSYS, None, None),

@@ -37,6 +37,9 @@ WATCH_INTERVAL_S = 0.1
 CPU_GRACE_S = 0.25
 _PIPE_SIZE = 1 << 20
 _SETTLE_S = 2.0
+# Open descriptors per process (Docker's default too): every AF_UNIX socket holds kernel buffers
+# a cgroup-v1 host does not charge, and in-flight descriptors (SCM_RIGHTS) are capped by it.
+NOFILE = 1024
 _PRLIMIT = shutil.which("prlimit") or "/usr/bin/prlimit"  # util-linux
 
 
@@ -101,6 +104,7 @@ def supervise(
 ) -> RunResult:
     """Run the launcher's command under ``limits``, as ``user`` if given; fill in ``result``."""
     cg = RunCgroup.create(limits) if use_cgroups else None
+    result.uncharged = uncharged(cg)
     try:
         return _supervise(launcher, env, cwd, limits, rundir, result, cg, user)
     finally:
@@ -255,10 +259,21 @@ def _confine(pids: list[int], cg: RunCgroup | None) -> None:
             cg.add(pid)
 
 
+def uncharged(cg: RunCgroup | None) -> str:
+    """What a run makes the kernel hold or do that this host's accounting does not charge to it."""
+    memory = cg.memory_version if cg is not None else None
+    parts = {None: ["kernel memory (no memory cgroup: the watcher sees the processes' own)"],
+             1: ["AF_UNIX socket buffers (cgroup v1 charges no socket memory; bounded by "
+                 f"{NOFILE} descriptors)"],
+             2: []}[memory]
+    return "; ".join([*parts, "kernel threads' CPU done for the run (e.g. the AF_UNIX socket GC)"])
+
+
 def rlimits(limits: Limits, cg: RunCgroup | None, uid: int) -> dict[str, tuple[int, int]]:
     """The run's rlimits, ``resource.RLIMIT_*`` name -> (soft, hard)."""
     cpu = math.ceil(limits.cpu_s)
-    out = {"RLIMIT_CPU": (cpu, cpu + 1), "RLIMIT_FSIZE": (limits.file_mb * MiB,) * 2, "RLIMIT_CORE": (0, 0)}
+    out = {"RLIMIT_CPU": (cpu, cpu + 1), "RLIMIT_FSIZE": (limits.file_mb * MiB,) * 2, "RLIMIT_CORE": (0, 0),
+           "RLIMIT_NOFILE": (NOFILE, NOFILE)}
     if cg is None or not cg.limits_pids:
         # RLIMIT_NPROC counts all processes of the uid, not of this run: allow what runs now.
         mine = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owned(p, uid))

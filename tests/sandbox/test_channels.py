@@ -1,0 +1,181 @@
+"""Two runs in flight at once cannot see each other, and what a run causes in the kernel is its own.
+
+Written from the outside view (the second red team's classes): concurrent runs share the inodes
+of their read-only mounts (the interpreter, the venv, the task's public data), so every kernel
+object keyed by an inode is a channel unless the sandbox refuses it: ``flock``, POSIX record
+locks, open-file-description locks, inotify watches and dnotify. A *sender* run works every
+channel for a few seconds while a *receiver* run, started at the same moment, probes them; the
+test fails if the receiver observes anything, or if the two runs did not overlap (a vacuous pass).
+
+The kernel-resource classes: sockets other than ``AF_UNIX`` (loopback TCP buffers are not charged
+to a cgroup-v1 run, and its softirq and socket-GC work to no run at all), ``/dev`` written past
+the workspace limit, and descriptors without bound (each ``AF_UNIX`` socket holds kernel buffers).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from wmrl_envs.sandbox import Job, make_executor
+
+from .conftest import SMALL, bwrap_or_skip
+
+WINDOW = replace(SMALL, wall_s=30, cpu_s=10)
+
+# Both programs: the shared inodes are the public data file and a stdlib file (the interpreter's
+# own tree, bound read-only into every run).
+_COMMON = r'''
+import ctypes, errno, fcntl, json, os, struct, time
+SHARED = ["data/train.csv", os.__file__]
+F_OFD_GETLK, F_OFD_SETLK = 36, 37
+libc = ctypes.CDLL(None, use_errno=True)
+out = {"start": time.time()}
+
+def lockdata(kind):
+    return struct.pack("hhqqi4x", kind, 0, 0, 0, 0)
+
+def attempt(name, fn):
+    try:
+        fn()
+        out[name] = "ok"
+    except OSError as e:
+        out[name] = errno.errorcode.get(e.errno, str(e.errno))
+'''
+
+SENDER = _COMMON + r'''
+fds = [os.open(p, os.O_RDONLY) for p in SHARED]
+ofd = [os.open(p, os.O_RDONLY) for p in SHARED]
+for i, fd in enumerate(fds):
+    attempt(f"flock{i}", lambda: fcntl.flock(fd, fcntl.LOCK_SH))
+    attempt(f"posix{i}", lambda: fcntl.lockf(fd, fcntl.LOCK_SH))
+for i, fd in enumerate(ofd):
+    attempt(f"ofd{i}", lambda: fcntl.fcntl(fd, F_OFD_SETLK, lockdata(fcntl.F_RDLCK)))
+deadline = time.time() + 8
+while time.time() < deadline:  # opens and reads wake inotify and dnotify watchers
+    for p in SHARED:
+        with open(p, "rb") as f:
+            f.read(64)
+    time.sleep(0.02)
+out["end"] = time.time()
+print(json.dumps(out))
+'''
+
+RECEIVER = _COMMON + r'''
+import signal
+seen = {}
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGIO])  # a dnotify event stays pending
+dfd = os.open("data", os.O_RDONLY)
+attempt("dnotify", lambda: fcntl.fcntl(dfd, fcntl.F_NOTIFY, fcntl.DN_ACCESS | fcntl.DN_MULTISHOT))
+ino = libc.inotify_init1(os.O_NONBLOCK)
+out["inotify_init"] = "ok" if ino >= 0 else errno.errorcode[ctypes.get_errno()]
+if ino >= 0:
+    for p in ["data", os.path.dirname(os.__file__)]:
+        libc.inotify_add_watch(ino, p.encode(), 0x1 | 0x20)  # IN_ACCESS | IN_OPEN
+fds = [os.open(p, os.O_RDONLY) for p in SHARED]
+deadline = time.time() + 8
+while time.time() < deadline:
+    for i, fd in enumerate(fds):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        except BlockingIOError:
+            seen[f"flock{i}"] = True
+        except OSError:
+            pass
+        for name, cmd in (("posix", fcntl.F_GETLK), ("ofd", F_OFD_GETLK)):
+            try:
+                got = fcntl.fcntl(fd, cmd, lockdata(fcntl.F_WRLCK))
+                if struct.unpack("hhqqi4x", got)[0] != fcntl.F_UNLCK:
+                    seen[f"{name}{i}"] = True
+            except OSError:
+                pass
+    if ino >= 0:
+        try:
+            if os.read(ino, 4096):
+                seen["inotify"] = True
+        except BlockingIOError:
+            pass
+    if signal.SIGIO in signal.sigpending():
+        seen["dnotify"] = True
+    time.sleep(0.05)
+out["seen"] = sorted(seen)
+out["end"] = time.time()
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("ex_name", ["bwrap", "warm"])
+def test_concurrent_runs_share_no_inode_channel(ex_name, task):
+    """Locks, OFD locks, inotify and dnotify on shared inodes carry nothing between two runs."""
+    bwrap_or_skip()
+    public, _ = task
+    ex = make_executor(ex_name, limits=WINDOW, workers=2)
+    jobs = [Job(code=SENDER, data_dir=public, limits=WINDOW, name="sender"),
+            Job(code=RECEIVER, data_dir=public, limits=WINDOW, name="receiver")]
+    sender, receiver = (ex.submit(j) for j in jobs)
+    s, r = sender.result(), receiver.result()
+    assert s.exit_code == 0 and r.exit_code == 0, (s.stderr[-2000:], r.stderr[-2000:])
+    so, ro = json.loads(s.stdout.strip().splitlines()[-1]), json.loads(r.stdout.strip().splitlines()[-1])
+    overlap = min(so["end"], ro["end"]) - max(so["start"], ro["start"])
+    assert overlap > 3, f"the two runs overlapped {overlap:.1f} s only: nothing was tested"
+    assert ro["seen"] == [], f"the receiver observed the sender through {ro['seen']}"
+    # Refused, not silently faked: a program sees an error it can handle.
+    for key in ("flock0", "posix0", "ofd0"):
+        assert so[key] == "ENOSYS", so
+    assert ro["inotify_init"] == "EPERM" and ro["dnotify"] == "EPERM", ro
+
+
+KERNEL = r'''
+import errno, json, os, socket
+out = {}
+for fam in ("AF_INET", "AF_INET6", "AF_PACKET", "AF_NETLINK"):
+    try:
+        socket.socket(getattr(socket, fam), socket.SOCK_DGRAM if fam != "AF_PACKET" else socket.SOCK_RAW).close()
+        out[fam] = "ok"
+    except OSError as e:
+        out[fam] = errno.errorcode[e.errno]
+a, b = socket.socketpair()  # AF_UNIX: multiprocessing needs it
+a.sendall(b"x"); out["unix"] = b.recv(1).decode()
+try:
+    with open("/dev/filler", "wb") as f:
+        f.write(b"\0" * (1 << 20))
+    out["dev"] = "ok"
+except OSError as e:
+    out["dev"] = errno.errorcode[e.errno]
+with open("/dev/null", "wb") as f:
+    out["devnull"] = f.write(b"x")
+with open("/dev/shm/wmrl-ok", "wb") as f:
+    out["shm"] = f.write(b"x")
+fds = []
+try:
+    while len(fds) < 100000:
+        fds.append(os.open("/dev/null", os.O_RDONLY))
+except OSError as e:
+    out["fds"] = [len(fds), errno.errorcode[e.errno]]
+for fd in fds:
+    os.close(fd)
+import multiprocessing as mp
+with mp.get_context("fork").Pool(2) as pool:
+    out["pool"] = sum(pool.map(abs, [-1, -2, -3]))
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("ex_name", ["bwrap", "warm"])
+def test_kernel_side_resources_are_refused_or_bounded(ex_name, task):
+    """No socket family but AF_UNIX, a read-only /dev (its shm still writable), bounded descriptors;
+    multiprocessing still works."""
+    bwrap_or_skip()
+    public, _ = task
+    r = make_executor(ex_name, limits=WINDOW).run(Job(code=KERNEL, data_dir=public, limits=WINDOW))
+    assert r.exit_code == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert {out[f] for f in ("AF_INET", "AF_INET6", "AF_PACKET", "AF_NETLINK")} == {"EAFNOSUPPORT"}, out
+    assert out["unix"] == "x" and out["devnull"] == 1 and out["shm"] == 1, out
+    assert out["dev"] == "EROFS", out
+    assert out["fds"][1] == "EMFILE" and out["fds"][0] < 1024, out
+    assert out["pool"] == 6
+    assert r.uncharged, "the result must say what this host does not charge to the run"
