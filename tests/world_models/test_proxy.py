@@ -7,6 +7,7 @@ test code from the mounted folder); the last ones run real programs in the sandb
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import pickle
 import shutil
@@ -50,9 +51,20 @@ def ok(files: dict[str, bytes] | None = None, cpu_s: float = 1.0, wall_s: float 
     return RunResult(backend="recorded", isolation="none", exit_code=0, cpu_s=cpu_s, wall_s=wall_s, files=files or {})
 
 
-def answers_of(job: Job) -> bytes:
-    """The proxy's own held-out answers as a submission: the best score there is (test code only)."""
+def exact_answers_of(job: Job) -> bytes:
+    """The proxy's own held-out answers as a submission: what a lookup of memorised rows writes."""
     return (Path(job.data_dir).parent / "private" / "test_answer.csv").read_bytes()
+
+
+def answers_of(job: Job) -> bytes:
+    """A strong submission (test code only): the held-out answers with every 20th label changed, so
+    that it is no perfect lookup (``MEMORISED_SHARE``)."""
+    truth = pd.read_csv(io.BytesIO(exact_answers_of(job)))
+    col = truth.columns[-1]
+    labels = sorted(truth[col].unique())
+    wrong = truth.index % 20 == 0
+    truth.loc[wrong, col] = [labels[(labels.index(v) + 1) % len(labels)] for v in truth.loc[wrong, col]]
+    return truth.to_csv(index=False).encode()
 
 
 def sample_of(job: Job) -> bytes:
@@ -98,17 +110,35 @@ def test_the_proxy_split_holds_public_rows_only_and_its_answers_stay_outside(tas
     assert sorted(truth[task.id_column]) == sorted(p_test[task.id_column])
 
 
-def test_perfect_predictions_price_at_the_top_of_the_proxy_board_and_the_sample_at_the_bottom(tasks, context):
-    perfect = model(tasks, lambda job: ok({"submission.csv": answers_of(job)})).predict(context, "x = 1")
+def test_strong_predictions_price_at_the_top_of_the_proxy_board_and_the_sample_at_the_bottom(tasks, context):
+    strong = model(tasks, lambda job: ok({"submission.csv": answers_of(job)})).predict(context, "x = 1")
     sample = model(tasks, lambda job: ok({"submission.csv": sample_of(job)})).predict(context, "x = 1")
-    assert perfect.failed is None and perfect.score == pytest.approx(1.0)
+    assert strong.failed is None and strong.score == pytest.approx(1.0)
     assert sample.score <= 0.1
-    assert perfect.checks["runs"].p_pass == 1.0 and "accuracy" in perfect.checks["submission"].reason
+    assert strong.checks["runs"].p_pass == 1.0 and "accuracy" in strong.checks["submission"].reason
+
+
+def test_a_perfect_lookup_of_the_public_held_out_rows_is_no_prediction(tasks, context):
+    """The held-out rows are public train rows: their exact targets are what a memorised lookup
+    writes, and the real run would pay it nothing; a real run decides instead."""
+    lookup = model(tasks, lambda job: ok({"submission.csv": exact_answers_of(job)})).predict(context, "x = 1")
+    assert lookup.failed is not None and "too good to be a model" in lookup.failed
 
 
 def test_rpg_mode_prices_against_the_proxy_splits_own_sample_and_answers(tasks, context):
     rpg = {**context, "reward_mode": "rpg"}
-    assert model(tasks, lambda job: ok({"submission.csv": answers_of(job)})).predict(rpg, "x = 1").score == pytest.approx(1.0)
+    jobs: list[Job] = []
+
+    def strong(job: Job) -> RunResult:
+        jobs.append(job)
+        return ok({"submission.csv": answers_of(job)})
+
+    score = model(tasks, strong).predict(rpg, "x = 1").score
+    truth = pd.read_csv(io.BytesIO(exact_answers_of(jobs[0])))
+    col = truth.columns[-1]
+    accuracy = lambda sub: float((pd.read_csv(io.BytesIO(sub))[col] == truth[col]).mean())  # noqa: E731
+    base = accuracy(sample_of(jobs[0]))
+    assert score == pytest.approx((accuracy(answers_of(jobs[0])) - base) / (1.0 - base))  # RPG: (s - b) / (g - b)
     assert model(tasks, lambda job: ok({"submission.csv": sample_of(job)})).predict(rpg, "x = 1").score == pytest.approx(0.0)
 
 

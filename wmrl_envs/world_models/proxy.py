@@ -25,6 +25,11 @@ Limits of the method:
   real runs) and the exploitation monitor.
 - The proxy's held-out rows are the same for every program. Over a long run, a policy could overfit
   them, as it could a public leaderboard.
+- They are public train rows, so a program that embeds rows it was shown and looks their targets up
+  scores on the proxy what the real run never pays. A score at least ``MEMORISED_SHARE`` of the way
+  to perfect is therefore no prediction (a real run decides). This stops a lookup that knows most
+  held-out rows, not one that knows a few, nor one that adds noise to stay under the threshold;
+  the anchors and the exploitation monitor are the defence there.
 
 Cost: one sandboxed run on ``rows`` rows per program (three when the resource check reruns it);
 ``Prediction.cost_s`` is their CPU seconds plus the grading. Once per task, the proxy split is
@@ -68,6 +73,11 @@ _SUPERLINEAR = 1.2  # growth exponent, between the proxy and its quarter run, th
 # program that needs half the full-data limit on a fraction of the data is predicted to exceed it
 # (its cost does not shrink with more rows), and a program that never ends stops twice as soon.
 PROXY_TIME_SHARE = 0.5
+# The proxy's held-out rows are public train rows: a program that memorised them (embedded rows an
+# earlier turn printed, looked up by their feature values) scores near-perfectly on the proxy and
+# pays nothing for real. A proxy score this close to perfect (as a share of the way from the sample
+# submission's score) is not a prediction: the wrappers run the program for real instead.
+MEMORISED_SHARE = 0.99
 
 
 @dataclasses.dataclass
@@ -206,6 +216,11 @@ class ProxyRunWorldModel:
         except InvalidSubmission as e:
             return _scored(0.0, {"runs": runs, "submission": Verdict(0.0, str(e))},
                            f"its submission is invalid on the proxy split: {e}", cost)
+        if (share := _share_of_perfect(score, item.proxy)) >= MEMORISED_SHARE:
+            return Prediction.failure(
+                f"too good to be a model: proxy {item.task.metric.name} {score:.6g} is {share:.1%} of the way from the "
+                "sample submission's to a perfect one, as a lookup of memorised public rows would score; a real "
+                "run decides", cost)
         limits, spent = self._limits_check(item, result)
         checks = {"runs": runs, "submission": Verdict(1.0, f"proxy {item.task.metric.name} {score:.6g}"),
                   "limits": limits}
@@ -412,6 +427,12 @@ def _power_law(n: tuple[int, int, int], u: tuple[float, float, float], n_full: i
         lo, hi = (mid, hi) if ratio(mid) < target else (lo, mid)
     k = (lo + hi) / 2
     return u[0] + d1 / (n[0] ** k - n[1] ** k) * (n_full**k - n[0] ** k)
+
+
+def _share_of_perfect(score: float, split: Task) -> float:
+    """How far ``score`` lies from the split's sample-submission score toward a perfect one (0..1+)."""
+    base, perfect = split.baseline_score, split.perfect_score
+    return (score - base) / (perfect - base) if perfect != base else 0.0
 
 
 def _cpu(result: RunResult) -> float:
