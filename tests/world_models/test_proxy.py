@@ -120,7 +120,7 @@ def test_strong_predictions_price_at_the_top_of_the_proxy_board_and_the_sample_a
 
 def test_a_perfect_lookup_of_the_public_held_out_rows_is_no_prediction(tasks, context):
     """The held-out rows are public train rows: their exact targets are what a memorised lookup
-    writes, and the real run would pay it nothing; a real run decides instead."""
+    writes, and the real run would pay it nothing: no prediction (the wrappers fall back)."""
     lookup = model(tasks, lambda job: ok({"submission.csv": exact_answers_of(job)})).predict(context, "x = 1")
     assert lookup.failed is not None and "too good to be a model" in lookup.failed
 

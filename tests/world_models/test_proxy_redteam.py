@@ -388,7 +388,7 @@ def test_no_score_gap(env, context, wm, name):
 
 
 def test_memorised_public_rows_are_not_paid(env, context, wm):
-    """SAFE: a lookup of memorised public train rows is no prediction (a real run decides), though
+    """SAFE: a lookup of memorised public train rows is no prediction (the wrappers fall back), though
     it scores a perfect AUC on the proxy's held-out rows (public rows themselves)."""
     code = memorised(env.unwrapped.tasks[TASK].public_dir / "train.csv")
     pred = wm.predict(context, code)

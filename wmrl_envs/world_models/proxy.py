@@ -27,7 +27,7 @@ Limits of the method:
   them, as it could a public leaderboard.
 - They are public train rows, so a program that embeds rows it was shown and looks their targets up
   scores on the proxy what the real run never pays. A score at least ``MEMORISED_SHARE`` of the way
-  to perfect is therefore no prediction (a real run decides). This stops a lookup that knows most
+  to perfect is therefore no prediction (the wrappers' ``on_wm_failure`` fallback scores it). This stops a lookup that knows most
   held-out rows, not one that knows a few, nor one that adds noise to stay under the threshold;
   the anchors and the exploitation monitor are the defence there.
 
@@ -76,7 +76,8 @@ PROXY_TIME_SHARE = 0.5
 # The proxy's held-out rows are public train rows: a program that memorised them (embedded rows an
 # earlier turn printed, looked up by their feature values) scores near-perfectly on the proxy and
 # pays nothing for real. A proxy score this close to perfect (as a share of the way from the sample
-# submission's score) is not a prediction: the wrappers run the program for real instead.
+# submission's score) is not a prediction: the wrappers' fallback (``on_wm_failure``: the static
+# model, or a real run) scores the program instead.
 MEMORISED_SHARE = 0.99
 
 
@@ -219,8 +220,8 @@ class ProxyRunWorldModel:
         if (share := _share_of_perfect(score, item.proxy)) >= MEMORISED_SHARE:
             return Prediction.failure(
                 f"too good to be a model: proxy {item.task.metric.name} {score:.6g} is {share:.1%} of the way from the "
-                "sample submission's to a perfect one, as a lookup of memorised public rows would score; a real "
-                "run decides", cost)
+                "sample submission's to a perfect one, as a lookup of memorised public rows would score; not a "
+                "prediction", cost)
         limits, spent = self._limits_check(item, result)
         checks = {"runs": runs, "submission": Verdict(1.0, f"proxy {item.task.metric.name} {score:.6g}"),
                   "limits": limits}
