@@ -116,7 +116,7 @@ def _folder_options(p: argparse.ArgumentParser) -> None:
         "--mledojo",
         default=None,
         help="an MLE-Dojo checkout: grade its competitions with their own metric classes "
-        "(default: $MLEDOJO_HOME, or an importable mledojo)",
+        "(default: $MLEDOJO_HOME; an importable mledojo is never used)",
     )
     p.add_argument(
         "--alignment",

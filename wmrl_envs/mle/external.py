@@ -8,8 +8,8 @@ stopping the others. How a task is graded, first rule that applies:
 2. DSBench: the task's own ``evaluation/<name>_eval.py`` (``graders.DSBenchScript``), rows compared
    by position as DSBench does (``alignment="id"`` to match ids first); RPG's ``b`` and ``g`` from
    ``save_performance/{baseline,GT}`` when present.
-3. MLE-Dojo and MLE-bench with an MLE-Dojo checkout (``mledojo=PATH``, ``$MLEDOJO_HOME`` or an
-   importable ``mledojo``): the competition's own metric class (``graders.MLEDojoMetric``).
+3. MLE-Dojo and MLE-bench with an MLE-Dojo checkout (``mledojo=PATH`` or ``$MLEDOJO_HOME``,
+   with a checkout's layout; an importable ``mledojo`` is never one): the competition's own metric class (``graders.MLEDojoMetric``).
 4. wmrl's registry of the MLE-Dojo competitions (``registry.py``).
 5. A ``metric.txt`` in the task's folder, or the metric a scoring script computes (read, never run).
 """

@@ -121,20 +121,26 @@ class DSBenchScript:
 
 
 _import_lock = threading.Lock()
+_CHECKOUT_LAYOUT = ("mledojo/competitions", "mledojo/metrics/base.py")
 
 
 def checkout_root(explicit: str | os.PathLike | None) -> Path | None:
-    """An MLE-Dojo checkout: ``explicit``, else ``$MLEDOJO_HOME``, else an importable ``mledojo``."""
+    """The MLE-Dojo checkout named by ``explicit``, else by ``$MLEDOJO_HOME``, else None.
+
+    Only a named folder counts, and only if it has a checkout's layout: an importable ``mledojo``
+    (a stray folder in the working directory, say) is never taken for one."""
+    source = "the path given" if explicit else "$MLEDOJO_HOME"
     where = explicit or os.environ.get("MLEDOJO_HOME")
-    if where:
-        root = Path(where).expanduser()
-        if not (root / "mledojo" / "competitions").is_dir():
-            raise ValueError(f"{root} is not an MLE-Dojo checkout (no mledojo/competitions/ in it)")
-        return root
-    spec = importlib.util.find_spec("mledojo")
-    if spec is None or not spec.submodule_search_locations:
+    if not where:
         return None
-    return Path(next(iter(spec.submodule_search_locations))).parent
+    root = Path(where).expanduser()
+    missing = [p for p in _CHECKOUT_LAYOUT if not (root / p).exists()]
+    if missing:
+        raise ValueError(
+            f"{source} ({root}) is not an MLE-Dojo checkout: no {', '.join(missing)} in it; "
+            "name the folder that holds mledojo/ (a clone of github.com/MLE-Dojo/MLE-Dojo)"
+        )
+    return root
 
 
 class MLEDojoMetric:

@@ -85,7 +85,7 @@ def load_suite(
         metrics: ``{task_id: metric name}`` overriding how a folder's tasks are graded.
         progress: show a progress bar while building.
         mledojo: an MLE-Dojo checkout whose metric classes grade MLE-Dojo tasks (default:
-            ``$MLEDOJO_HOME``, or an importable ``mledojo``).
+            ``$MLEDOJO_HOME``; an importable ``mledojo`` is never used).
         alignment: DSBench folders: ``"position"`` (DSBench's own row comparison, the default) or
             ``"id"`` (submission rows matched to answers by id first).
         size: embedded suites: build each task from up to this many source rows (train + test)
