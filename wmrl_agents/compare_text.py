@@ -110,7 +110,10 @@ class TextWorld:
 
     def train_envs(self, config: MixingConfig | None, state_path: Path | None) -> list[gym.Env]:
         """Copies of the training env over the outcome table; under ``config`` (a WMRL arm) each is
-        a ``MixedRewardWrapper`` sharing one ``MixingState``."""
+        a ``MixedRewardWrapper`` sharing one ``MixingState``. A failed proxy prediction (a program
+        too good to be a model, a split that cannot be built) runs the program for real: the static
+        model would pay a memorised lookup more than a weak honest program
+        (``benchmarks/memorisation.py``)."""
         envs = [ReplayWrapper(self.make(self.env_id, "train")(), self.store(self.env_id)) for _ in range(self.workers)]
         if config is None:
             return envs
@@ -120,7 +123,8 @@ class TextWorld:
         wm = (make_world_model(self.world_model, executor if isinstance(executor, str) else None)
               if isinstance(self.world_model, str) else self.world_model)
         state = MixingState(config, state_path=state_path)
-        return [MixedRewardWrapper(e, wm, state=state) for e in envs]
+        proxy = isinstance(self.world_model, str) and self.world_model.split(":")[0] == "proxy"
+        return [MixedRewardWrapper(e, wm, state=state, on_wm_failure="execute" if proxy else "static") for e in envs]
 
     def train_tasks(self, envs: list[gym.Env]) -> list[str]:
         return list(envs[0].unwrapped.task_ids)

@@ -122,3 +122,17 @@ def test_a_proxy_arm_predicts_each_distinct_program_once_and_pays_for_the_ones_i
     assert memo["hits"] + memo["misses"] == 48 and memo["hits"] > 0
     assert arm["wm_s"] > 0
     assert res["runs"]["0"]["real"]["wm_memo"] is None
+
+
+@pytest.mark.parametrize(("spec", "fallback"), [("proxy:rows=100,board=task", "execute"), ("static", "static")])
+def test_a_failed_proxy_prediction_runs_the_program_for_real(spec, fallback, tmp_path):
+    """A proxy arm falls back on real execution (a memorised lookup is flagged, not paid by the
+    static model); other world models keep the static fallback."""
+    from wmrl_agents.compare_text import TextWorld
+    from wmrl_envs.mixing import MixingConfig
+
+    world = TextWorld(world_model=spec, workers=1, cache=tmp_path, tasks={"train": ["telco-churn"]}, progress=False)
+    envs = world.train_envs(MixingConfig(), None)
+    assert [e.on_wm_failure for e in envs] == [fallback]
+    for e in envs:
+        e.close()

@@ -22,7 +22,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +36,9 @@ from procs import host_procs_with  # noqa: E402
 
 import wmrl_envs  # noqa: E402,F401  (registers the envs)
 from wmrl_envs.world_models.proxy import ProxyRunWorldModel  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from memorisation import memorised  # noqa: E402  (the attack program, shared with its study)
 
 TASK = "telco-churn"
 HIGH, LOW = 0.6, 0.2  # a gap: the proxy pays at least HIGH where the real env pays at most LOW
@@ -122,31 +127,6 @@ spec = LogisticRegression(C=0.05, max_iter=3000).fit(F[: len(X)], y).predict_pro
 pd.DataFrame({"id": te["id"], "churn": 0.8 * rank(lr) + 0.2 * rank(spec)}).to_csv("submission.csv", index=False)
 '''
 
-
-def memorised(train_csv) -> str:
-    """The second red team's memorisation attack: the public train rows (an earlier turn could print
-    them) embedded as feature-hash -> target, looked up on the test rows; a constant elsewhere. The
-    proxy's held-out rows are public train rows, so the lookup finds every one of them; the real
-    test rows are not in the train file, so the real run pays the constant."""
-    import base64
-    import hashlib
-    import zlib
-
-    import pandas as pd
-
-    tr = pd.read_csv(train_csv)
-    feats = [c for c in tr.columns if c not in ("id", "churn")]
-    keys = [hashlib.md5("|".join(map(str, r)).encode()).hexdigest()[:10] for r in tr[feats].itertuples(index=False)]
-    table = ",".join(f"{k}:{int(v)}" for k, v in zip(keys, tr["churn"]))
-    blob = base64.b64encode(zlib.compress(table.encode(), 9)).decode()
-    return f'''
-import base64, hashlib, zlib, pandas as pd
-TABLE = dict(kv.split(":") for kv in zlib.decompress(base64.b64decode("{blob}")).decode().split(","))
-te = pd.read_csv("data/test.csv")
-keys = [hashlib.md5("|".join(map(str, r)).encode()).hexdigest()[:10] for r in te[{feats!r}].itertuples(index=False)]
-pred = [float(TABLE[k]) if k in TABLE else 0.5 for k in keys]
-pd.DataFrame({{"id": te["id"], "churn": pred}}).to_csv("submission.csv", index=False)
-'''
 
 
 GAPS = {

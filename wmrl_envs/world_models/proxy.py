@@ -106,6 +106,9 @@ class ProxyRunWorldModel:
         board: ``"proxy"``: price a proxy score on the task's reference population fitted on the
             proxy split (one-time setup per task); ``"task"``: on the task's own board (no setup;
             the proxy's lower scores are a bias for Online Debiasing to map away).
+        memorised_share: a proxy score at least this share of the way from the sample submission's
+            to a perfect one is no prediction (``MEMORISED_SHARE``; ``math.inf`` turns the guard off,
+            to measure what it stops: ``benchmarks/memorisation.py``).
     """
 
     def __init__(
@@ -117,6 +120,7 @@ class ProxyRunWorldModel:
         tasks: Mapping[str, Task] | None = None,
         workers: int | None = None,
         board: str = "proxy",
+        memorised_share: float = MEMORISED_SHARE,
     ) -> None:
         if isinstance(rows, bool) or not isinstance(rows, int) or rows < 40:
             raise ValueError(f"rows must be an int >= 40 (proxy train rows), got {rows!r}")
@@ -124,7 +128,10 @@ class ProxyRunWorldModel:
             raise ValueError(f"held_fraction must lie in [0.05, 0.5], got {held_fraction!r}")
         if board not in BOARDS:
             raise ValueError(f"board must be one of {BOARDS}, got {board!r}")
+        if not memorised_share > 0:
+            raise ValueError(f"memorised_share must be > 0 (math.inf: no guard), got {memorised_share!r}")
         self.rows, self.held_fraction, self.seed, self.board = rows, float(held_fraction), int(seed), board
+        self.memorised_share = float(memorised_share)
         self._executor_arg, self._workers = executor, workers
         self._executor: Executor | None = None if isinstance(executor, str) else executor
         self._tasks: dict[str, Task] = dict(tasks or {})
@@ -217,7 +224,7 @@ class ProxyRunWorldModel:
         except InvalidSubmission as e:
             return _scored(0.0, {"runs": runs, "submission": Verdict(0.0, str(e))},
                            f"its submission is invalid on the proxy split: {e}", cost)
-        if (share := _share_of_perfect(score, item.proxy)) >= MEMORISED_SHARE:
+        if (share := _share_of_perfect(score, item.proxy)) >= self.memorised_share:
             return Prediction.failure(
                 f"too good to be a model: proxy {item.task.metric.name} {score:.6g} is {share:.1%} of the way from the "
                 "sample submission's to a perfect one, as a lookup of memorised public rows would score; not a "
