@@ -68,8 +68,10 @@ def test_ranked_submission_rows_are_joined_per_id():
 
 def test_row_filters_and_weight_columns():
     answers = pd.DataFrame({"seq_id": [1, 2, 3, 4], "tm": [50.0, np.nan, 40.0, 60.0]})
-    sub = pd.DataFrame({"seq_id": [4.0, 3.0, 2.0, 1.0], "tm": [9.0, 1.0, -100.0, 5.0]})
+    sub = pd.DataFrame({"seq_id": [4, 3, 2, 1], "tm": [9.0, 1.0, -100.0, 5.0]})
     assert REGISTRY["novozymes-enzyme-stability-prediction"].score(answers, sub) == 1.0
+    with pytest.raises(ValueError, match="seq_id values do not match"):  # as text, 4.0 is not 4
+        REGISTRY["novozymes-enzyme-stability-prediction"].score(answers, sub.astype({"seq_id": float}))
 
     answers = pd.DataFrame(
         {"id": range(6), "prediction": [0, 1, 0, 1, 0, 1], "min_ANNmuon": [1, 1, 1, 1, 0.1, 0.1]}
@@ -103,10 +105,12 @@ def test_row_filters_and_weight_columns():
 def test_missing_or_duplicated_submission_ids_are_errors():
     entry = REGISTRY["spaceship-titanic"]
     answers = pd.DataFrame({"PassengerId": ["a", "b"], "Transported": [True, False]})
-    with pytest.raises(ValueError, match="1 answer id"):
+    with pytest.raises(ValueError, match=r"Number of rows in submission \(1\)"):
         entry.score(answers, answers.iloc[:1])
-    with pytest.raises(ValueError, match="duplicated"):
-        entry.score(answers, pd.concat([answers, answers]))
+    with pytest.raises(ValueError, match="1 repeated"):
+        entry.score(answers, answers.assign(PassengerId=["a", "a"]))
+    with pytest.raises(ValueError, match="Extra unexpected columns found in submission: x"):
+        entry.score(answers, answers.assign(x=1))
 
 
 # ---- every gradable entry grades its own answers as a perfect submission -----------------

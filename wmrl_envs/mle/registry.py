@@ -5,6 +5,13 @@ MLE-Dojo's metric files once and shipped in ``wmrl_envs/assets/mledojo_metrics.y
 header documents every field; the metrics themselves are :mod:`wmrl_envs.mle.metrics`.
 :func:`load_registry` validates the file; :func:`metric_for` gives a competition's metric, or the
 reason it cannot be graded; :meth:`RegistryEntry.score` grades answer and submission frames.
+
+A submission MLE-Dojo would refuse must not be scored, so :meth:`RegistryEntry.validate` makes
+the checks its ``validate_submission`` template makes (row count, ids compared as the text
+``pd.read_csv`` gives, the sample's columns exactly), and the scikit-learn refusals of its
+``evaluate`` (NaN, non-whole class labels) are refused here too.
+``tests/mle/test_mledojo_differential.py`` compares the two on edge cases of every competition
+and lists where they still differ.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from wmrl_envs.mle.grading import canonical
+from wmrl_envs.mle.grading import shown
 from wmrl_envs.mle.metrics import Metric, get_metric
 
 REGISTRY_PATH = Path(__file__).resolve().parent.parent / "assets" / "mledojo_metrics.yaml"
@@ -58,12 +65,15 @@ class RegistryEntry:
         return metric
 
     def score(self, answers: pd.DataFrame, submission: pd.DataFrame) -> float:
-        """Grade ``submission`` against ``answers`` (both as read from their CSV files).
+        """Grade ``submission`` against ``answers`` (both as read by ``pd.read_csv``).
 
-        Rows are matched by id (as text, ``1.0`` == ``1``); every scored answer id needs exactly
-        one submission row (``ranked``: one or more), and rows of other ids are ignored.
+        The submission is first checked as MLE-Dojo's ``validate_submission`` checks it
+        (:meth:`validate`); rows are then matched by id as text, as MLE-Dojo matches them.
         """
         metric = self.resolve()
+        if self.submission_rows == "one":
+            self.validate(answers, submission)
+            _check_predictions(metric, submission, self.submission_columns or self._answer_columns(answers))
         answers = self._scored_rows(answers)
         answer_columns = self._answer_columns(answers)
         if self.submission_rows == "ranked":
@@ -91,8 +101,41 @@ class RegistryEntry:
             return [frame.columns[self.id_column]]
         return [self.id_column] if isinstance(self.id_column, str) else list(self.id_column)
 
+    def validate(self, answers: pd.DataFrame, submission: pd.DataFrame) -> None:
+        """MLE-Dojo's checks of a one-row-per-id submission, in its order: one row per answer
+        row, the same ids (compared as text: ``1.0`` is not ``1``), and exactly the sample's
+        columns (the ids and the prediction columns); ``ValueError`` naming what is wrong."""
+        if len(submission) != len(answers):
+            raise ValueError(
+                f"Number of rows in submission ({len(submission)}) does not match ground truth "
+                f"({len(answers)}); write one row per test id"
+            )
+        id_names = self._id_names(answers)
+        expected = [*id_names, *(self.submission_columns or self._answer_columns(answers))]
+        missing = [c for c in expected if c not in submission.columns]
+        if missing:
+            raise ValueError(
+                f"Missing required columns in submission: {', '.join(map(str, missing))}; "
+                f"the columns are {', '.join(expected)}"
+            )
+        theirs, ours = self._ids(submission), self._ids(answers)
+        if not np.array_equal(np.sort(theirs.to_numpy()), np.sort(ours.to_numpy())):
+            unknown = theirs[~theirs.isin(ours)]
+            raise ValueError(
+                f"{'/'.join(id_names)} values do not match between submission and ground truth "
+                f"({len(unknown)} unknown, e.g. {shown(unknown)}; {int(theirs.duplicated().sum())} "
+                "repeated); write each test id once, as it is written in test.csv"
+            )
+        extra = [c for c in submission.columns if c not in expected]
+        if extra:
+            raise ValueError(
+                f"Extra unexpected columns found in submission: {', '.join(map(str, extra))}; "
+                f"the columns are {', '.join(expected)}"
+            )
+
     def _ids(self, frame: pd.DataFrame) -> pd.Index:
-        parts = [canonical(frame[c]) for c in self._id_names(frame)]
+        """The ids as MLE-Dojo compares them: ``astype(str)`` of the values ``pd.read_csv`` read."""
+        parts = [frame[c].astype(str).to_numpy() for c in self._id_names(frame)]
         return pd.Index(["\x1f".join(p) for p in zip(*parts)] if len(parts) > 1 else parts[0])
 
     def _answer_columns(self, answers: pd.DataFrame) -> Columns:
@@ -114,6 +157,29 @@ class RegistryEntry:
         column = (self.submission_columns or answer_columns)[0]
         ranked = submission.astype({column: str}).groupby(id_name, sort=False)[column]
         return ranked.agg(" ".join).reset_index()
+
+
+_SKLEARN_LABEL_METRICS = ("accuracy", "macro_f1", "micro_f1", "f1", "qwk", "mcc")
+
+
+def _check_predictions(metric: Metric, submission: pd.DataFrame, columns: Columns) -> None:
+    """What MLE-Dojo's scikit-learn call refuses: a missing prediction (``NaN``, or text
+    ``pd.read_csv`` reads as one) for a numeric metric, and non-whole numbers for a metric of
+    class labels ("a mix of ... and continuous targets")."""
+    for column in columns:
+        values = submission[column]
+        if metric.kind in ("proba", "value", "label") and values.isna().any():
+            raise ValueError(
+                f"Input y_pred contains NaN: column {column!r} has {int(values.isna().sum())} "
+                "missing value(s); write a prediction in every row"
+            )
+        if metric.name in _SKLEARN_LABEL_METRICS and pd.api.types.is_float_dtype(values):
+            if not np.all(values == np.round(values)):
+                raise ValueError(
+                    f"Classification metrics can't handle continuous targets: column {column!r} "
+                    f"holds non-whole numbers (e.g. {values[values != np.round(values)].iloc[0]!r}); "
+                    "write class labels"
+                )
 
 
 def _values(frame: pd.DataFrame, columns: str | Columns) -> np.ndarray:
