@@ -43,6 +43,7 @@ class RegistryEntry:
     id_column: str | int | Columns  # int: position in the answers (always 0)
     answer_columns: Columns | None  # None: every answer column but the id
     metric: str | None = None
+    id_first: bool = False  # a named id MLE-Dojo still reads as the submission's first column
     params: dict[str, object] = field(default_factory=dict)
     submission_columns: Columns | None = None  # None: the answer columns
     extra_columns: dict[str, str | Columns] = field(default_factory=dict)
@@ -117,6 +118,12 @@ class RegistryEntry:
             raise ValueError(
                 f"Missing required columns in submission: {', '.join(map(str, missing))}; "
                 f"the columns are {', '.join(expected)}"
+            )
+        if self.id_first and list(submission.columns[: len(id_names)]) != id_names:
+            raise ValueError(
+                f"ID values do not match between submission and ground truth: the first column "
+                f"is {submission.columns[0]!r}, and MLE-Dojo reads the first column as the id; "
+                f"put {'/'.join(id_names)} first"
             )
         theirs, ours = self._ids(submission), self._ids(answers)
         if not np.array_equal(np.sort(theirs.to_numpy()), np.sort(ours.to_numpy())):
