@@ -31,6 +31,7 @@ REGISTRY_PATH = Path(__file__).resolve().parent.parent / "assets" / "mledojo_met
 KINDS = ("tabular", "text", "image", "audio", "other")
 
 Columns = tuple[str, ...]
+NAN_RULES = ("sklearn", "refuse", "drop", "zero", "wrong")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class RegistryEntry:
     submission_rows: str = "one"  # "ranked": several rows per id, best first
     drop_missing_answers: bool = False
     keep_rows_above: dict[str, float] = field(default_factory=dict)
+    nan_predictions: str = "sklearn"  # what MLE-Dojo's class does with a missing prediction
     gradable: bool = True
     reason: str | None = None
     note: str | None = None
@@ -74,8 +76,12 @@ class RegistryEntry:
         metric = self.resolve()
         if self.submission_rows == "one":
             self.validate(answers, submission)
-            _check_predictions(metric, submission, self.submission_columns or self._answer_columns(answers))
+            columns = self.submission_columns or self._answer_columns(answers)
+            submission = self._missing_predictions(metric, submission, columns)
+            _check_predictions(metric, submission, columns)
         answers = self._scored_rows(answers)
+        if self.nan_predictions == "drop":
+            answers = answers[self._ids(answers).isin(self._ids(submission))]
         answer_columns = self._answer_columns(answers)
         if self.submission_rows == "ranked":
             submission = self._join_ranked(submission, answer_columns)
@@ -139,6 +145,29 @@ class RegistryEntry:
                 f"Extra unexpected columns found in submission: {', '.join(map(str, extra))}; "
                 f"the columns are {', '.join(expected)}"
             )
+
+    def _missing_predictions(
+        self, metric: Metric, submission: pd.DataFrame, columns: Columns
+    ) -> pd.DataFrame:
+        """Apply the competition's ``nan_predictions`` rule to missing predictions (``NaN``, or
+        text ``pd.read_csv`` reads as one): ``refuse`` raises, ``drop`` leaves the row out of
+        the score, ``zero`` scores it as 0, ``wrong`` as a prediction that matches no answer;
+        ``sklearn`` leaves them to :func:`_check_predictions` (refused for numeric metrics)."""
+        missing = submission[list(columns)].isna()
+        if self.nan_predictions == "sklearn" or not missing.to_numpy().any():
+            return submission
+        first = missing.any(axis=1).to_numpy().argmax()
+        if self.nan_predictions == "refuse":
+            raise ValueError(
+                f"{self.name}: a missing prediction in row {first + 1} ({int(missing.to_numpy().sum())} "
+                "in all); MLE-Dojo's metric fails on it; write a prediction in every row"
+            )
+        if self.nan_predictions == "drop":
+            return submission[~missing.any(axis=1)]
+        fill = 0 if self.nan_predictions == "zero" else "\x00missing"
+        return submission.astype({c: object for c in columns} if fill != 0 else {}).fillna(
+            {c: fill for c in columns}
+        )
 
     def _ids(self, frame: pd.DataFrame) -> pd.Index:
         """The ids as MLE-Dojo compares them: ``astype(str)`` of the values ``pd.read_csv`` read."""
@@ -242,6 +271,8 @@ def _check(entry: RegistryEntry) -> None:
         raise ValueError(f"{name}: higher_is_better must be true or false")
     if not (entry.id_column == 0 or isinstance(entry.id_column, (str, tuple))):
         raise ValueError(f"{name}: id_column must be a column name, a list of them, or 0")
+    if entry.nan_predictions not in NAN_RULES:
+        raise ValueError(f"{name}: nan_predictions must be one of {NAN_RULES}")
     if entry.align not in ("id", "position") or entry.submission_rows not in ("one", "ranked"):
         raise ValueError(f"{name}: align must be id|position and submission_rows one|ranked")
     if not entry.gradable:
