@@ -31,7 +31,7 @@ REGISTRY_PATH = Path(__file__).resolve().parent.parent / "assets" / "mledojo_met
 KINDS = ("tabular", "text", "image", "audio", "other")
 
 Columns = tuple[str, ...]
-NAN_RULES = ("sklearn", "refuse", "drop", "zero", "wrong")
+NAN_RULES = ("sklearn", "refuse", "drop", "drop_cells", "column_fails", "zero", "wrong")
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,8 @@ class RegistryEntry:
             self.validate(answers, submission)
             columns = self.submission_columns or self._answer_columns(answers)
             submission = self._missing_predictions(metric, submission, columns)
-            _check_predictions(metric, submission, columns)
+            if self.nan_predictions not in ("drop_cells", "column_fails"):
+                _check_predictions(metric, submission, columns)
         answers = self._scored_rows(answers)
         if self.nan_predictions == "drop":
             answers = answers[self._ids(answers).isin(self._ids(submission))]
@@ -97,11 +98,12 @@ class RegistryEntry:
             )
         predicted = submission.iloc[order]
         needs = [_values(answers, self.extra_columns[name]) for name in metric.needs]
-        return metric(
-            _values(answers, answer_columns),
-            _values(predicted, self.submission_columns or answer_columns),
-            *needs,
-        )
+        truth = _values(answers, answer_columns)
+        guess = _values(predicted, self.submission_columns or answer_columns)
+        if self.nan_predictions in ("drop_cells", "column_fails") and pd.isna(guess).any():
+            failed = self.params.get("single_class_score", 0.0)
+            return _column_mean(metric, truth, guess, needs, failed if self.nan_predictions == "column_fails" else None)
+        return metric(truth, guess, *needs)
 
     def _id_names(self, frame: pd.DataFrame) -> list[str]:
         if isinstance(self.id_column, int):
@@ -152,9 +154,11 @@ class RegistryEntry:
         """Apply the competition's ``nan_predictions`` rule to missing predictions (``NaN``, or
         text ``pd.read_csv`` reads as one): ``refuse`` raises, ``drop`` leaves the row out of
         the score, ``zero`` scores it as 0, ``wrong`` as a prediction that matches no answer;
+        ``drop_cells`` leaves the cell out of its column's score, ``column_fails`` scores its
+        column ``single_class_score`` (the class's ``except ValueError``) (:func:`_column_mean`);
         ``sklearn`` leaves them to :func:`_check_predictions` (refused for numeric metrics)."""
         missing = submission[list(columns)].isna()
-        if self.nan_predictions == "sklearn" or not missing.to_numpy().any():
+        if self.nan_predictions in ("sklearn", "drop_cells", "column_fails") or not missing.to_numpy().any():
             return submission
         first = missing.any(axis=1).to_numpy().argmax()
         if self.nan_predictions == "refuse":
@@ -216,6 +220,23 @@ def _check_predictions(metric: Metric, submission: pd.DataFrame, columns: Column
                     f"holds non-whole numbers (e.g. {values[values != np.round(values)].iloc[0]!r}); "
                     "write class labels"
                 )
+
+
+def _column_mean(
+    metric: Metric, truth: np.ndarray, guess: np.ndarray, needs: list, failed: float | None = None
+) -> float:
+    """A mean-over-columns metric with each column scored on its rows that hold a prediction
+    (pandas' ``skipna`` in MLE-Dojo's per-column loop), or, ``failed`` given, a column with a
+    missing prediction scored ``failed``; ``needs`` must be per-row."""
+    truth, guess = truth.reshape(len(truth), -1), guess.reshape(len(guess), -1)
+    scores = []
+    for j in range(guess.shape[1]):
+        keep = ~pd.isna(guess[:, j])
+        if failed is not None and not keep.all():
+            scores.append(failed)
+            continue
+        scores.append(metric(truth[keep, j], guess[keep, j].astype(float), *[n[keep] for n in needs]))
+    return float(np.mean(scores))
 
 
 def _values(frame: pd.DataFrame, columns: str | Columns) -> np.ndarray:
