@@ -53,6 +53,10 @@ class RegistryEntry:
     drop_missing_answers: bool = False
     keep_rows_above: dict[str, float] = field(default_factory=dict)
     nan_predictions: str = "sklearn"  # what MLE-Dojo's class does with a missing prediction
+    ids_as: str = "text"  # "value": MLE-Dojo compares ids as read (1.0 is 1)
+    id_named: bool = True  # False: the submission's first column is the id, whatever its name
+    extra_columns_ok: bool = False  # True: MLE-Dojo ignores columns it does not read
+    whole_labels: bool = True  # False: MLE-Dojo compares labels with ==, non-whole ones too
     gradable: bool = True
     reason: str | None = None
     note: str | None = None
@@ -79,7 +83,7 @@ class RegistryEntry:
             columns = self.submission_columns or self._answer_columns(answers)
             submission = self._missing_predictions(metric, submission, columns)
             if self.nan_predictions not in ("drop_cells", "column_fails"):
-                _check_predictions(metric, submission, columns)
+                _check_predictions(metric, submission, columns, self.whole_labels)
         answers = self._scored_rows(answers)
         if self.nan_predictions == "drop":
             answers = answers[self._ids(answers).isin(self._ids(submission))]
@@ -119,7 +123,7 @@ class RegistryEntry:
                 f"Number of rows in submission ({len(submission)}) does not match ground truth "
                 f"({len(answers)}); write one row per test id"
             )
-        id_names = self._id_names(answers)
+        id_names = self._id_names(answers if self.id_named else submission)
         expected = [*id_names, *(self.submission_columns or self._answer_columns(answers))]
         missing = [c for c in expected if c not in submission.columns]
         if missing:
@@ -142,7 +146,7 @@ class RegistryEntry:
                 "repeated); write each test id once, as it is written in test.csv"
             )
         extra = [c for c in submission.columns if c not in expected]
-        if extra:
+        if extra and not self.extra_columns_ok:
             raise ValueError(
                 f"Extra unexpected columns found in submission: {', '.join(map(str, extra))}; "
                 f"the columns are {', '.join(expected)}"
@@ -175,7 +179,7 @@ class RegistryEntry:
 
     def _ids(self, frame: pd.DataFrame) -> pd.Index:
         """The ids as MLE-Dojo compares them: ``astype(str)`` of the values ``pd.read_csv`` read."""
-        parts = [frame[c].astype(str).to_numpy() for c in self._id_names(frame)]
+        parts = [_id_text(frame[c], self.ids_as) for c in self._id_names(frame)]
         return pd.Index(["\x1f".join(p) for p in zip(*parts)] if len(parts) > 1 else parts[0])
 
     def _answer_columns(self, answers: pd.DataFrame) -> Columns:
@@ -202,7 +206,16 @@ class RegistryEntry:
 _SKLEARN_LABEL_METRICS = ("accuracy", "macro_f1", "micro_f1", "f1", "qwk", "mcc")
 
 
-def _check_predictions(metric: Metric, submission: pd.DataFrame, columns: Columns) -> None:
+def _id_text(ids: pd.Series, ids_as: str) -> np.ndarray:
+    """Ids as compared: the text ``pd.read_csv`` read, or (``value``) numbers as numbers."""
+    if ids_as == "value" and pd.api.types.is_numeric_dtype(ids):
+        ids = ids.astype(float)
+    return ids.astype(str).to_numpy()
+
+
+def _check_predictions(
+    metric: Metric, submission: pd.DataFrame, columns: Columns, whole_labels: bool = True
+) -> None:
     """What MLE-Dojo's scikit-learn call refuses: a missing prediction (``NaN``, or text
     ``pd.read_csv`` reads as one) for a numeric metric, and non-whole numbers for a metric of
     class labels ("a mix of ... and continuous targets")."""
@@ -213,7 +226,7 @@ def _check_predictions(metric: Metric, submission: pd.DataFrame, columns: Column
                 f"Input y_pred contains NaN: column {column!r} has {int(values.isna().sum())} "
                 "missing value(s); write a prediction in every row"
             )
-        if metric.name in _SKLEARN_LABEL_METRICS and pd.api.types.is_float_dtype(values):
+        if whole_labels and metric.name in _SKLEARN_LABEL_METRICS and pd.api.types.is_float_dtype(values):
             if not np.all(values == np.round(values)):
                 raise ValueError(
                     f"Classification metrics can't handle continuous targets: column {column!r} "
@@ -292,6 +305,8 @@ def _check(entry: RegistryEntry) -> None:
         raise ValueError(f"{name}: higher_is_better must be true or false")
     if not (entry.id_column == 0 or isinstance(entry.id_column, (str, tuple))):
         raise ValueError(f"{name}: id_column must be a column name, a list of them, or 0")
+    if entry.ids_as not in ("text", "value"):
+        raise ValueError(f"{name}: ids_as must be text or value")
     if entry.nan_predictions not in NAN_RULES:
         raise ValueError(f"{name}: nan_predictions must be one of {NAN_RULES}")
     if entry.align not in ("id", "position") or entry.submission_rows not in ("one", "ranked"):
