@@ -192,7 +192,10 @@ def _task_type(metric: Metric, prediction_columns: list[str], answers: Path) -> 
     if len(prediction_columns) > 2 or (metric.kind == "proba" and len(prediction_columns) == 2):
         return "multiclass"
     if metric.kind == "label":
-        n = pd.read_csv(answers, usecols=[prediction_columns[0]]).iloc[:, 0].nunique()
+        head = list(pd.read_csv(answers, nrows=0).columns)
+        # the answers may name the label otherwise (quora: submission `prediction`, answers `target`)
+        column = prediction_columns[0] if prediction_columns[0] in head else head[min(1, len(head) - 1)]
+        n = pd.read_csv(answers, usecols=[column]).iloc[:, 0].nunique()
         return "binary" if n <= 2 else "multiclass"
     return "binary"
 
