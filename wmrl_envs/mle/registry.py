@@ -9,9 +9,11 @@ reason it cannot be graded; :meth:`RegistryEntry.score` grades answer and submis
 A submission MLE-Dojo would refuse must not be scored, so :meth:`RegistryEntry.validate` makes
 the checks its ``validate_submission`` template makes (row count, ids compared as the text
 ``pd.read_csv`` gives, the sample's columns exactly), and the scikit-learn refusals of its
-``evaluate`` (NaN, non-whole class labels) are refused here too.
+``evaluate`` (NaN, non-whole class labels) are refused here too. Where a competition's class
+checks otherwise, its entry says so (``id_named``, ``id_first``, ``ids_as``,
+``extra_columns_ok``, ``whole_labels``, ``nan_predictions``).
 ``tests/mle/test_mledojo_differential.py`` compares the two on edge cases of every competition
-and lists where they still differ.
+and lists where they still differ, and why (MLE-Dojo bugs not copied among them; docs/mle.md).
 """
 
 from __future__ import annotations
