@@ -90,3 +90,27 @@ def test_a_refused_submission_is_never_scored(results):
         and f"{name}/{case}" not in KNOWN
     ]
     assert not scored
+
+
+def _registry_caused(reason: str) -> bool:
+    """A listed disagreement the registry answers for (not MLE-Dojo's code failing where the
+    verdicts were computed, not the synthetic data)."""
+    return not ("own code fails" in reason or "synthetic" in reason)
+
+
+def test_approximate_marks_exactly_the_competitions_with_listed_disagreements():
+    listed = {key.split("/")[0] for key, why in KNOWN.items() if _registry_caused(why)}
+    marked = {name for name, entry in D.gradable().items() if entry.approximate}
+    assert marked == listed
+
+
+def test_wmrl_tasks_says_which_grader_applies(tmp_path, capsys):
+    from wmrl_envs.cli import main
+
+    entries = {n: D.gradable()[n] for n in ("walmart-recruiting-store-sales-forecasting", "aerial-cactus-identification")}
+    root = D.build(tmp_path / "suite", entries)
+    assert main(["tasks", "--suite", str(root)]) == 0
+    out = capsys.readouterr().out
+    lines = {name: next(line for line in out.splitlines() if line.startswith(name)) for name in entries}
+    assert "graded by the registry, an approximation (MLE-Dojo bug not copied)" in lines["walmart-recruiting-store-sales-forecasting"]
+    assert "graded by the registry, benchmark-exact" in lines["aerial-cactus-identification"]

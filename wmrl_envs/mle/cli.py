@@ -25,7 +25,10 @@ def _tasks(args: argparse.Namespace) -> int:
         with warnings.catch_warnings():  # the problems are printed below
             warnings.simplefilter("ignore", RuntimeWarning)
             suite = load_suite(args.suite, progress=False, mledojo=args.mledojo, alignment=args.alignment)
-        rows = [(t.id, t.suite, t.task_type, t.metric.name, t.name) for t in suite.tasks.values()]
+        rows = [
+            (t.id, t.suite, t.task_type, t.metric.name, f"{t.name} [graded by {_grader(t)}]")
+            for t in suite.tasks.values()
+        ]
         problems = suite.problems
     width = max((len(r[0]) for r in rows), default=4)
     print(f"{'task':<{width}}  {'split':<9} {'type':<10} {'metric':<9} name")
@@ -37,6 +40,21 @@ def _tasks(args: argparse.Namespace) -> int:
         for task_id, why in problems.items():
             print(f"  {task_id}: {why}")
     return 0
+
+
+def _grader(task) -> str:
+    """Which grader applies: the task's script, the benchmark's checkout, wmrl's registry (exact
+    where every differential case agrees with MLE-Dojo), or a built-in metric."""
+    from wmrl_envs.mle.graders import DSBenchScript, MLEDojoMetric, RegistryScore
+
+    if isinstance(task.grader, DSBenchScript):
+        return "the task's script"
+    if isinstance(task.grader, MLEDojoMetric):
+        return "the benchmark's checkout"
+    if isinstance(task.grader, RegistryScore):
+        why = task.grader.entry.approximate
+        return f"the registry, an approximation ({why})" if why else "the registry, benchmark-exact"
+    return f"wmrl's {task.metric.name} metric"
 
 
 def _run_code(args: argparse.Namespace) -> int:

@@ -62,6 +62,7 @@ class RegistryEntry:
     gradable: bool = True
     reason: str | None = None
     note: str | None = None
+    approximate: str | None = None  # why some differential cases disagree; None: exact
 
     def resolve(self) -> Metric:
         """The metric with this competition's parameters and direction; ``ValueError`` (with
