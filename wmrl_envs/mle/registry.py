@@ -59,6 +59,7 @@ class RegistryEntry:
     id_named: bool = True  # False: the submission's first column is the id, whatever its name
     extra_columns_ok: bool = False  # True: MLE-Dojo ignores columns it does not read
     whole_labels: bool = True  # False: MLE-Dojo compares labels with ==, non-whole ones too
+    probabilities: str | None = None  # "sum_to_one" | "within_0_1": MLE-Dojo refuses others
     gradable: bool = True
     reason: str | None = None
     note: str | None = None
@@ -85,6 +86,7 @@ class RegistryEntry:
             self.validate(answers, submission)
             columns = self.submission_columns or self._answer_columns(answers)
             submission = self._missing_predictions(metric, submission, columns)
+            self._check_probabilities(submission, columns)
             if self.nan_predictions not in ("drop_cells", "column_fails"):
                 _check_predictions(metric, submission, columns, self.whole_labels)
         answers = self._scored_rows(answers)
@@ -154,6 +156,25 @@ class RegistryEntry:
                 f"Extra unexpected columns found in submission: {', '.join(map(str, extra))}; "
                 f"the columns are {', '.join(expected)}"
             )
+
+    def _check_probabilities(self, submission: pd.DataFrame, columns: Columns) -> None:
+        """MLE-Dojo's probability checks: rows summing to one (within 1e-3), or every value in
+        [0, 1]; ``ValueError`` naming the first offending row or column."""
+        values = submission[list(columns)].apply(pd.to_numeric, errors="coerce")
+        if self.probabilities == "sum_to_one":
+            sums = values.sum(axis=1).to_numpy()
+            if not np.allclose(sums, 1, atol=1e-3):
+                row = int(np.argmax(~np.isclose(sums, 1, atol=1e-3)))
+                raise ValueError(
+                    f"The probabilities of each row must sum to one: row {row + 1} sums to "
+                    f"{sums[row]:.6g}; normalise each row"
+                )
+        elif self.probabilities == "within_0_1":
+            for column in columns:
+                if ((values[column] < 0) | (values[column] > 1)).any():
+                    raise ValueError(
+                        f"Probability values for class {column} must be between 0 and 1"
+                    )
 
     def _missing_predictions(
         self, metric: Metric, submission: pd.DataFrame, columns: Columns
@@ -308,6 +329,8 @@ def _check(entry: RegistryEntry) -> None:
         raise ValueError(f"{name}: higher_is_better must be true or false")
     if not (entry.id_column == 0 or isinstance(entry.id_column, (str, tuple))):
         raise ValueError(f"{name}: id_column must be a column name, a list of them, or 0")
+    if entry.probabilities not in (None, "sum_to_one", "within_0_1"):
+        raise ValueError(f"{name}: probabilities must be sum_to_one or within_0_1")
     if entry.ids_as not in ("text", "value"):
         raise ValueError(f"{name}: ids_as must be text or value")
     if entry.nan_predictions not in NAN_RULES:
