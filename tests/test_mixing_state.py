@@ -178,7 +178,7 @@ def _pairs(path: Path) -> list[tuple[str, float, float]]:
 
 def _expected_anchor_groups() -> set[str]:
     s = MixingState(0.5, seed=3)
-    return {f"g{g}#0" for g in range(40) if s.sampler.is_anchor(f"g{g}")}
+    return {f"g{g}" for g in range(40) if s.sampler.is_anchor(f"g{g}")}
 
 
 def test_two_worker_processes_write_one_store_and_apply_one_map(tmp_path):
@@ -186,7 +186,9 @@ def test_two_worker_processes_write_one_store_and_apply_one_map(tmp_path):
     procs = [_worker(path, rank) for rank in (0, 1)]
     outs = [p.communicate(timeout=120)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
-    assert sorted(_logged(path)) == sorted(_expected_anchor_groups())  # every pair, once, no loss
+    ids = _logged(path)
+    assert len(set(ids)) == len(ids)  # each pair once
+    assert sorted(i.split("#")[0] for i in ids) == sorted(_expected_anchor_groups())  # one per anchor group, no loss
     readers = [_worker(path, rank, start=40) for rank in (0, 1)]  # each process reads the store
     maps = [float(r.communicate(timeout=120)[0].split()[-1]) for r in readers]
     late = MixingState(0.5, seed=3, state_path=path, min_pairs=4)

@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from wmrl_envs.mixing import OnlineDebiaser
 from wmrl_envs.world_models.base import Prediction
-from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper
+from wmrl_envs.wrappers import MixedRewardWrapper, MixingState, WorldModelWrapper
 
 
 class CodeEnv(gym.Env):
@@ -210,6 +210,53 @@ def test_mixed_wrapper_on_a_simulator_pairs_progress_at_horizon_with_success():
     assert max(lengths[False]) == 6  # predicted episodes stop at the horizon
     assert min(lengths[True]) > 6  # anchors run to success or the env's end
     assert w.debiaser.n_pairs == len(lengths[True])
+
+
+def _pair_ids(state_path):
+    return [json.loads(x)["id"] for x in (state_path.parent / f"{state_path.name}.pairs.jsonl").read_text().splitlines()]
+
+
+def _one_prompt(state_path, programs, seed=7):
+    """The completions of one TRL prompt: one group, one reset seed, in a state loaded from
+    ``state_path`` as a (re)started process loads it."""
+    state = MixingState(anchor_rate=1.0, state_path=state_path)
+    w = MixedRewardWrapper(CodeEnv(), BiasedWM(), state=state)
+    for code in programs:
+        w.reset(seed=seed, options={"group": "prompt-0@0"})
+        w.step(code)
+    return state
+
+
+def test_every_completion_of_a_prompt_keeps_its_pair_and_a_replay_adds_none(tmp_path):
+    path = tmp_path / "mix.json"
+    programs = ["0.1", "0.5", "0.9", "0.5"]  # the repeated program is a separate sample of the policy
+    state = _one_prompt(path, programs)
+    ids = _pair_ids(path)
+    assert len(ids) == len(set(ids)) == 4 == state.debiaser.n_pairs == state.counts["anchor_episodes"]
+    replayed = _one_prompt(path, programs)  # a restarted run redoes the prompt
+    assert _pair_ids(path) == ids and replayed.debiaser.n_pairs == 4
+    _one_prompt(path, ["0.3"])  # a new program of the prompt is new
+    assert len(_pair_ids(path)) == 5
+
+
+def test_processes_sharing_a_group_keep_each_distinct_episode(tmp_path):
+    """Two processes (SB3's SubprocVecEnv workers) run episodes of one env-given group without
+    reset seeds: the episodes are told apart by what they did."""
+    path = tmp_path / "mix.json"
+
+    def worker(push):
+        w = MixedRewardWrapper(Reach(), progress, state=MixingState(anchor_rate=1.0, state_path=path), real_score="success")
+        w.reset(options={"group": "g"})
+        done = False
+        while not done:
+            _, _, term, trunc, _ = w.step(np.array([push], np.float32))
+            done = term or trunc
+
+    worker(0.5)
+    worker(1.0)
+    assert len(_pair_ids(path)) == 2
+    worker(1.0)  # the same episode again in a new process: a replay
+    assert len(_pair_ids(path)) == 2
 
 
 def test_bad_world_model():

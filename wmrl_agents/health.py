@@ -13,6 +13,7 @@ import json
 import os
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 
 URL_TIMEOUT_S = 5.0
@@ -129,6 +130,16 @@ def check_ray(address: str | None, timeout_s: float = URL_TIMEOUT_S) -> str | No
     return check_address(address, timeout_s)
 
 
+def check_launcher(environ: Mapping[str, str] = os.environ) -> str | None:
+    """Whether ``accelerate launch`` started the processes it was asked for: without ``--multi_gpu``
+    its ``--num_processes N`` starts one process unless the machine has several GPUs (it then sets
+    ``MASTER_ADDR`` for the one process, and no ``WORLD_SIZE``)."""
+    if "ACCELERATE_MIXED_PRECISION" in environ and "MASTER_ADDR" in environ and "WORLD_SIZE" not in environ:
+        return ("accelerate launch was asked for several processes (--num_processes) but started one: without "
+                "several GPUs it needs --multi_gpu to start them (on CPUs too); add --multi_gpu or drop --num_processes")
+    return None
+
+
 def _named(what: str, why: str | None) -> str | None:
     return None if why is None else f"{what}: {why}"
 
@@ -143,9 +154,11 @@ def preflight(
     timeout_s: float = URL_TIMEOUT_S,
 ) -> list[str]:
     """Every problem found, one line each (empty: go). ``trl``: TRL will train; ``vllm_server``:
-    the base URL of ``trl vllm-serve`` (probed at ``/health``)."""
+    the base URL of ``trl vllm-serve`` (probed at ``/health``). Under ``accelerate launch``, also
+    whether it started the processes asked for (:func:`check_launcher`)."""
     health_url = None if vllm_server is None else f"{vllm_server.rstrip('/')}/health"
     problems = [
+        check_launcher(),
         None if model is None else check_model(model),
         check_world_model(world_model, timeout_s),
         check_trl() if trl else None,

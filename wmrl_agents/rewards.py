@@ -25,13 +25,17 @@ Environment variables (all optional):
                        sandbox slot, and concurrent predictions share one world-model batch
     WMRL_WEIGHTING     weighted_advantage_reward: energy (default) or pooled
 
-``weighted_advantage_reward`` returns weighted advantages: run TRL with ``--scale_rewards none``
-(it refuses ``group`` on its first call). Use one of the two functions per run.
+``weighted_advantage_reward`` returns weighted advantages: run TRL with ``--scale_rewards none``.
+Use one of the two functions per run. ``trl grpo`` imports this module before it loads the model;
+then :func:`check_launch` reads the script's flags and stops the run with one line per problem
+(a setting that cancels the weights, a model folder without tokenizer, ``--use_vllm`` without
+vLLM, ``accelerate`` asked for processes it did not start) and exit code 2.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -101,6 +105,39 @@ def weighted_advantage_reward(prompts: Sequence[Any], completions: Sequence[Any]
 
 
 weighted_advantage_reward.returns_advantages = True  # read by wmrl_agents.trl.check_config
+REWARDS = {f.__name__: f for f in (env_reward, weighted_advantage_reward)}
+
+
+def check_launch(argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> list[str]:
+    """Problems of a ``trl grpo`` run that scores with these functions, one line each, read from
+    the flags of TRL's grpo script (``argv``) before any model loads."""
+    import warnings
+
+    from trl.scripts.grpo import make_parser
+
+    from wmrl_agents.health import check_launcher, check_model, check_vllm
+    from wmrl_agents.trl import check_config
+
+    with warnings.catch_warnings():  # the script's own parse has shown them
+        warnings.simplefilter("ignore")
+        script_args, training_args, model_args, _ = make_parser().parse_args_and_config(
+            args=list(argv), fail_with_unknown_args=False)
+    ours = [REWARDS[n] for m, _, n in (f.rpartition(".") for f in script_args.reward_funcs or ())
+            if m == __name__ and n in REWARDS]
+    problems = [check_launcher(environ)]
+    if len(ours) > 1:
+        problems.append(f"--reward_funcs names {' and '.join(f.__name__ for f in ours)}: use one of them per run")
+    try:
+        check_config(training_args, ours, int(environ.get("WORLD_SIZE", 1)))
+    except ValueError as e:
+        problems.append(str(e))
+    model = model_args.model_name_or_path or ""
+    if Path(model).expanduser().exists() or model.startswith(("/", ".", "~")):  # a folder, not a Hub id
+        problems.append(check_model(model))
+    if training_args.use_vllm and check_vllm() is not None:
+        problems.append("--use_vllm needs vLLM, which is not installed: pip install -e '.[vllm]' on a CUDA machine, "
+                        "or drop --use_vllm")
+    return [p for p in problems if p]
 
 
 def export_dataset(out: str | os.PathLike, env_id: str = DEFAULT_ENV, seeds: int = 256,
@@ -122,3 +159,19 @@ def export_dataset(out: str | os.PathLike, env_id: str = DEFAULT_ENV, seeds: int
     path.parent.mkdir(parents=True, exist_ok=True)
     dataset.to_json(str(path), lines=True, force_ascii=False)
     return path
+
+
+def _check_trl_grpo() -> None:
+    """Under TRL's grpo script (what ``trl grpo`` launches; it imports its reward functions before
+    it loads the model): print each problem of its flags on one line and exit with code 2."""
+    script = getattr(sys.modules.get("__main__"), "__file__", None) or ""
+    if Path(script).parts[-3:] != ("trl", "scripts", "grpo.py"):
+        return
+    problems = check_launch(sys.argv[1:])
+    if problems:
+        if os.environ.get("RANK", "0") == "0":  # one report, not one per process
+            print("\n".join(f"wmrl_agents.rewards: {p}" for p in problems), file=sys.stderr)
+        raise SystemExit(2)
+
+
+_check_trl_grpo()

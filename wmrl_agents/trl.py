@@ -20,8 +20,10 @@ TRL then subtracts the group mean again (0, since a whole group shares ``c_T``),
     the reward checks the running trainer's config on its first call.
 
 Group keys are ``f"{group}@{global_step}"``: each generation batch draws fresh groups (and fresh
-anchor decisions). With several processes keep each process's generation batch a multiple of
-``num_generations`` so that no group is split across processes.
+anchor decisions). The completions of a group share its row's seed; each anchor completion keeps its
+own pair in the mixing state (named by the seed and a hash of its program, ``mixing/state.py``).
+With several processes each process's generation batch must be a multiple of ``num_generations``,
+so that no group is split across processes (:func:`check_config` refuses it otherwise).
 """
 
 from __future__ import annotations
@@ -75,8 +77,10 @@ def build_dataset(
     return Dataset.from_list(rows)
 
 
-def check_config(args: Any, reward_funcs: Sequence[Any]) -> None:
-    """Raise ``ValueError`` if a ``GRPOConfig`` would cancel a weighted-advantage reward's weights."""
+def check_config(args: Any, reward_funcs: Sequence[Any], processes: int = 1) -> None:
+    """Raise ``ValueError`` if a ``GRPOConfig`` would cancel or distort a weighted-advantage
+    reward's weights when ``processes`` processes train; the message names the ``trl`` flag and
+    the config field to set."""
     weighted = [getattr(f, "__name__", type(f).__name__) for f in reward_funcs if getattr(f, "returns_advantages", False)]
     if not weighted:
         return
@@ -84,13 +88,25 @@ def check_config(args: Any, reward_funcs: Sequence[Any]) -> None:
     if scale not in ("none", "batch"):
         raise ValueError(
             f"reward {weighted[0]!r} returns inverse-variance weighted advantages, but scale_rewards={scale!r} "
-            "divides each group by its own std and cancels the weights: use GRPOConfig(scale_rewards='none') "
-            "(or 'batch')"
+            "divides each group by its own std and cancels the weights: pass --scale_rewards none "
+            "(GRPOConfig(scale_rewards='none'); 'batch' keeps them too)"
         )
-    if getattr(args, "multi_objective_aggregation", "sum_then_normalize") != "sum_then_normalize":
+    aggregation = getattr(args, "multi_objective_aggregation", "sum_then_normalize")
+    if aggregation != "sum_then_normalize":
         raise ValueError(
             f"reward {weighted[0]!r} returns weighted advantages, which multi_objective_aggregation="
-            f"{args.multi_objective_aggregation!r} normalizes per group: use 'sum_then_normalize'"
+            f"{aggregation!r} normalizes per group: pass --multi_objective_aggregation sum_then_normalize "
+            "(GRPOConfig(multi_objective_aggregation='sum_then_normalize'))"
+        )
+    per_process = getattr(args, "per_device_train_batch_size", 1) * (getattr(args, "steps_per_generation", None) or 1)
+    generations = getattr(args, "num_generations", 1) or 1
+    if processes > 1 and per_process % generations:
+        raise ValueError(
+            f"reward {weighted[0]!r} takes each group's advantages within one process, but each of the "
+            f"{processes} processes scores {per_process} completions at a time (per_device_train_batch_size x "
+            f"steps_per_generation), not a multiple of num_generations={generations}, so groups are split "
+            "across processes: make --per_device_train_batch_size (x --steps_per_generation) a multiple of "
+            "--num_generations"
         )
 
 
@@ -161,9 +177,9 @@ class EnvReward:
         if seed is None or task_id is None or group is None:
             raise ValueError("the dataset needs seed, task_id and group columns: build it with wmrl_agents.trl.build_dataset")
         if not self._checked:
-            trainer_args = getattr(getattr(log_metric, "__self__", None), "args", None)
-            if trainer_args is not None:
-                check_config(trainer_args, [self])
+            trainer = getattr(log_metric, "__self__", None)
+            if getattr(trainer, "args", None) is not None:
+                check_config(trainer.args, [self], getattr(getattr(trainer, "accelerator", None), "num_processes", 1))
             self._checked = True
         step = trainer_state.global_step if trainer_state is not None else self.calls
         self.calls += 1

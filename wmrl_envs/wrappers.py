@@ -25,6 +25,7 @@ Simulated envs have no static fallback: a failed progress prediction raises.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import secrets
 import time
@@ -78,6 +79,23 @@ def _add_costs(info: dict, costs: list[dict]) -> None:
         for k, v in cost.items():
             if k in info["cost"]:
                 info["cost"][k] += v or 0
+
+
+def _canonical(x: Any) -> bytes:
+    """``x`` (text, numbers, arrays, and dicts, lists or tuples of them) as bytes, each part tagged
+    with its kind and length, so that different values give different bytes."""
+    if isinstance(x, str):
+        data = b"s" + x.encode()
+    elif isinstance(x, bytes):
+        data = b"b" + x
+    elif isinstance(x, dict):
+        data = b"d" + b"".join(_canonical(str(k)) + _canonical(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0])))
+    elif isinstance(x, (list, tuple)):
+        data = b"l" + b"".join(_canonical(v) for v in x)
+    else:
+        a = np.asarray(x)
+        data = b"o" + repr(x).encode() if a.dtype == object else b"a" + f"{a.dtype.str}{a.shape}".encode() + a.tobytes()
+    return len(data).to_bytes(8, "little") + data
 
 
 def _check_world_model(world_model: Any) -> None:
@@ -356,7 +374,8 @@ class MixedRewardWrapper(_PredictingWrapper):
         self._tag = secrets.token_hex(4)  # group keys of an env without groups: unique per wrapper
         self._group = ""
         self._anchor = False
-        self._episode: str | None = None
+        self._seed: int | None = None
+        self._identity: Any = None  # an anchor episode's hash: its reset seed or observation, its actions
         self._s: float | None = None
         self._return = 0.0
         if not self.is_text and real_score == "auto" and not getattr(env.unwrapped, "reports_success", False):
@@ -393,15 +412,27 @@ class MixedRewardWrapper(_PredictingWrapper):
         key = info.get("group", (options or {}).get("group"))
         self._group = str(key) if key is not None else f"{self._tag}-episode-{self.state.counts['episodes']}"
         self._anchor = self.state.begin_episode(self._group)
-        self._episode = None if seed is None else f"s{seed}"  # names a replayed episode the same
+        self._seed, self._identity = seed, None
+        if self._anchor:  # its pair is named by what makes it unique in its group (mixing/state.py)
+            self._identity = hashlib.blake2b(_canonical(obs if seed is None else seed), digest_size=8)
         self._s = None
         self._return = 0.0
         return obs, info
 
     def step(self, action: Any):
+        if self._identity is not None:
+            self._identity.update(_canonical(action))
         if self.is_text:
             return self._text_step(action)
         return self._sim_step(action)
+
+    def _episode(self) -> str | None:
+        """The anchor episode's identity within its group: ``s<seed>-`` and a hash of the seed (or,
+        without one, the reset observation) and every action."""
+        if self._identity is None:
+            return None
+        digest = self._identity.hexdigest()
+        return digest if self._seed is None else f"s{self._seed}-{digest}"
 
     def _count(self, real: bool) -> None:
         with self.state.lock:
@@ -483,7 +514,7 @@ class MixedRewardWrapper(_PredictingWrapper):
             reward = real
         residual = None
         if terminated or truncated:
-            residual = self.state.end_episode(self._group, reward, wm_score, real, self._episode)
+            residual = self.state.end_episode(self._group, reward, wm_score, real, self._episode())
         info["mixing"] = {
             "anchor": self._anchor,
             "group": self._group,

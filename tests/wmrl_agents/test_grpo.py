@@ -233,6 +233,23 @@ def test_resume_from_an_interval_checkpoint_continues_exactly(tmp_path):
     np.testing.assert_array_equal(straight.policy.theta, resumed.policy.theta)
 
 
+def test_every_anchor_episode_keeps_its_pair_and_a_replayed_update_adds_none(tmp_path):
+    def trainer():  # a (re)started process: the state loaded from its file
+        env = MixedRewardWrapper(RecipeEnv(), NoisyWM(), state=MixingState(anchor_rate=1.0, state_path=tmp_path / "m.json"))
+        return GRPOTrainer(env, TemplatePolicy(seed=1), list(CONTEXTS), seed=3, log_dir=tmp_path / "log", progress=False)
+
+    first = trainer()
+    first.train(2)
+    checkpoint = (tmp_path / "log" / "checkpoint.json").read_text()
+    first.train(3)
+    log = tmp_path / "m.json.pairs.jsonl"
+    lines = log.read_text().splitlines()
+    assert len(lines) == len(_records(log)) == first.totals["real_episodes"] == 3 * 16
+    (tmp_path / "log" / "checkpoint.json").write_text(checkpoint)  # killed before update 3's checkpoint
+    trainer().train(3)  # update 3 again
+    assert log.read_text().splitlines() == lines
+
+
 class StatusEnv(gym.Env):
     """Single-turn: the action names the outcome the env reports (``status`` in info)."""
 

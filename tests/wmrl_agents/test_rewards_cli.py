@@ -67,6 +67,20 @@ def test_weighted_reward_mixes_with_env_variables(launcher_env, tmp_path):
         check_config(SimpleNamespace(scale_rewards="group"), [f])
 
 
+def test_env_reward_keeps_every_completion_of_a_prompt_and_a_restart_adds_none(launcher_env, tmp_path):
+    launcher_env.setenv("WMRL_WORLD_MODEL", "static")
+    launcher_env.setenv("WMRL_ANCHOR_RATE", "1.0")
+    columns = {"seed": [5] * 4, "task_id": ["task-0"] * 4, "group": ["prompt-5"] * 4,
+               "trainer_state": SimpleNamespace(global_step=0)}
+    programs = ["abc", "ABC", "aBc", "x = 1"]
+    rewards.env_reward(prompts=["p"] * 4, completions=programs, **columns)
+    log = tmp_path / "mixing.json.pairs.jsonl"
+    assert len(log.read_text().splitlines()) == 4
+    launcher_env.setattr(rewards, "_rewards", {})  # a restarted process redoes the step
+    rewards.env_reward(prompts=["p"] * 4, completions=programs, **columns)
+    assert len(log.read_text().splitlines()) == 4
+
+
 def test_a_bad_variable_names_itself(launcher_env):
     launcher_env.setenv("WMRL_WORLD_MODEL", "static")
     launcher_env.setenv("WMRL_ANCHOR_RATE", "lots")
@@ -101,7 +115,7 @@ def test_trl_grpo_script_trains_two_steps(tiny_llm_path, tmp_path, launcher_env)
 
     launcher_env.setattr(datasets.config, "HF_DATASETS_CACHE", str(tmp_path / "hf"))
     launcher_env.setenv("WMRL_WORLD_MODEL", "static")
-    launcher_env.setenv("WMRL_ANCHOR_RATE", "0.5")
+    launcher_env.setenv("WMRL_ANCHOR_RATE", "1.0")  # every group runs: each of its 2 completions is a pair
     rewards.export_dataset(tmp_path / "ds", ENV_ID, seeds=4)
     argv = ["--model_name_or_path", str(tiny_llm_path), "--dataset_name", str(tmp_path / "ds"),
             "--reward_funcs", "wmrl_agents.rewards.weighted_advantage_reward", "--scale_rewards", "none",
@@ -112,4 +126,5 @@ def test_trl_grpo_script_trains_two_steps(tiny_llm_path, tmp_path, launcher_env)
     grpo_main(*make_parser().parse_args_and_config(args=argv))
     state = rewards._rewards["weighted"].envs[0].state
     assert state.counts["episodes"] == 8 and LowercaseEnv.executions - before == state.counts["anchor_episodes"]
+    assert len((tmp_path / "mixing.json.pairs.jsonl").read_text().splitlines()) == state.counts["anchor_episodes"] == 8
     assert (tmp_path / "run" / "model.safetensors").exists()

@@ -3,6 +3,7 @@ and both trainers end to end on the tiny Qwen3 with resume. A fake text env keep
 one run uses the real MLE-Dojo env."""
 
 import json
+import shutil
 import socket
 
 import gymnasium as gym
@@ -54,6 +55,11 @@ def small(model, out, *extra):
     return ["--model", str(model), "--env", ENV_ID, "--out", str(out), "--updates", "2", "--group-size", "2",
             "--groups-per-update", "2", "--micro-batch-size", "2", "--max-new-tokens", "8", "--lr", "1e-2",
             "--save-steps", "1", "--executor", "local", "--quiet", *extra]  # the fake env runs nothing: no sandbox
+
+
+def pairs(out):
+    """Anchor pairs in the run folder's mixing pair log."""
+    return len((out / "mixing.json.pairs.jsonl").read_text().splitlines())
 
 
 def one_line_error(capsys, *fragments):
@@ -172,7 +178,16 @@ def test_a_dead_ray_address_is_one_line_without_a_hang(tiny_llm_path, tmp_path, 
     one_line_error(capsys, "wmrl train: no Ray cluster answers at 127.0.0.1:")
 
 
-@pytest.mark.parametrize("case", ["no-folder", "file", "wm-url", "trl-missing", "ray", "executor"])
+def _without_tokenizer(model, folder):
+    """A copy of the model folder with its config and weights only."""
+    folder.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy(model / name, folder / name)
+    return folder
+
+
+@pytest.mark.parametrize("case", ["no-folder", "file", "no-tokenizer", "wm-url", "trl-missing", "ray", "executor",
+                                  "one-process"])
 def test_failed_checks_stop_before_training(case, tiny_llm_path, tmp_path, monkeypatch, capsys):
     import importlib.util
 
@@ -180,6 +195,8 @@ def test_failed_checks_stop_before_training(case, tiny_llm_path, tmp_path, monke
 
     out = tmp_path / "run"
     model = {"no-folder": tmp_path / "nope", "file": tiny_llm_path / "config.json"}.get(case, tiny_llm_path)
+    if case == "no-tokenizer":
+        model = _without_tokenizer(tiny_llm_path, tmp_path / "bare")
     extra, fragments = {
         "no-folder": ([], ["does not exist", "save_pretrained"]),
         "file": ([], ["is a file, not a model folder"]),
@@ -188,7 +205,13 @@ def test_failed_checks_stop_before_training(case, tiny_llm_path, tmp_path, monke
         "trl-missing": (["--trainer", "trl"], ["trl not installed", "--trainer wmrl"]),
         "ray": (["--executor", "ray", "--ray-address", "10.0.0.9:6379"], ["no Ray cluster answers at 10.0.0.9:6379"]),
         "executor": (["--executor", "magic"], ["unknown executor 'magic'"]),
+        "no-tokenizer": ([], ["holds no tokenizer", "tokenizer.save_pretrained(dir)"]),
+        "one-process": ([], ["started one", "add --multi_gpu or drop --num_processes"]),
     }[case]
+    if case == "one-process":  # what `accelerate launch --num_processes 2` sets for its one process without GPUs
+        monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")
+        monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
+        monkeypatch.delenv("WORLD_SIZE", raising=False)
     if case == "trl-missing":
         real = importlib.util.find_spec
         monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "trl" else real(name, *a))
@@ -218,11 +241,13 @@ def test_wmrl_trainer_trains_mixed_and_resumes(tiny_llm_path, tmp_path, capsys):
     assert f"wmrl with the wmrl trainer: 2 updates\nreal executions {first}, predicted episodes {8 - first}" in text
     assert TrainConfig.from_yaml(out / "config.yaml").trainer == "wmrl"  # auto resolved, written
     assert health.check_model(out / "final") is None
+    assert pairs(out) == first  # one anchor pair per anchor episode
 
     assert run(*args, "--updates", "3") == 0  # the same folder: continues
     assert "3 updates (resumed from" in _summary(capsys)
     assert len((out / "metrics.jsonl").read_text().splitlines()) == 3
     assert LowercaseEnv.executions - before <= first + 4  # only the new update ran
+    assert pairs(out) == LowercaseEnv.executions - before
 
     assert run(*args, "--lr", "0.5") == 2
     one_line_error(capsys, "holds a run with other settings: lr=0.01 (now 0.5)", f"--config {out / 'config.yaml'}")
@@ -243,11 +268,15 @@ def test_trl_trainer_trains_mixed_and_resumes(tiny_llm_path, tmp_path, capsys):
     assert sum(h["wmrl/real_episodes"] for h in logged) == first and 0 < first < 8
     assert f"wmrl with the trl trainer: 2 updates\nreal executions {first}, predicted episodes {8 - first}" in text
     assert health.check_model(out / "final") is None
+    assert pairs(out) == first  # each completion of an anchor prompt is a pair, though they share its seed
 
+    shutil.rmtree(out / "checkpoint-2")  # resume from checkpoint-1: update 2 is replayed
     assert run(*args, "--updates", "3") == 0
-    assert f"3 updates (resumed from {out / 'checkpoint-2'})" in _summary(capsys)
-    assert json.loads((out / "checkpoint-3" / "trainer_state.json").read_text())["global_step"] == 3
-    assert LowercaseEnv.executions - before <= first + 4
+    assert f"3 updates (resumed from {out / 'checkpoint-1'})" in _summary(capsys)
+    state = json.loads((out / "checkpoint-3" / "trainer_state.json").read_text())
+    assert state["global_step"] == 3
+    last = [h for h in state["log_history"] if "wmrl/anchor_episodes" in h][-1]
+    assert pairs(out) == first + last["wmrl/anchor_episodes"]  # the replayed update added none
 
 
 def test_plain_grpo_on_the_real_mledojo_env(tiny_llm_path, tmp_path, capsys):

@@ -124,11 +124,16 @@ def test_check_config():
     for ok in ("none", "batch", False):
         check_config(SimpleNamespace(scale_rewards=ok), [plain, weighted])
     for bad in ("group", True):
-        with pytest.raises(ValueError, match="scale_rewards='none'"):
+        with pytest.raises(ValueError, match="pass --scale_rewards none"):
             check_config(SimpleNamespace(scale_rewards=bad), [plain, weighted])
     check_config(SimpleNamespace(scale_rewards="group"), [plain])
-    with pytest.raises(ValueError, match="sum_then_normalize"):
+    with pytest.raises(ValueError, match="--multi_objective_aggregation sum_then_normalize"):
         check_config(SimpleNamespace(scale_rewards="none", multi_objective_aggregation="normalize_then_sum"), [weighted])
+    split = SimpleNamespace(scale_rewards="none", per_device_train_batch_size=4, steps_per_generation=1, num_generations=8)
+    check_config(split, [weighted])  # one process scores the whole generation batch
+    with pytest.raises(ValueError, match="groups are split across processes: make --per_device_train_batch_size"):
+        check_config(split, [weighted], processes=2)
+    check_config(SimpleNamespace(**{**vars(split), "steps_per_generation": 2}), [weighted], processes=2)
 
 
 def test_rewards_on_the_real_mledojo_env():
@@ -241,6 +246,66 @@ def test_two_trl_ranks_share_one_store_and_one_map(tmp_path):
     readers = [rank(0, ""), rank(1, "")]
     maps = [p.communicate(timeout=300)[0].split() for p in readers]
     assert maps[0] == maps[1] and int(maps[0][2]) == len(ids)  # one store, one map in both ranks
+
+
+def _pairs(path):
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_every_completion_of_a_prompt_keeps_its_pair_and_a_replay_adds_none(tmp_path):
+    """TRL repeats a prompt's row for each completion: the completions share the row's seed."""
+    completions = ["abc", "ABC", "aBc", "abc", "x", "xy", "XY", "xyz"]  # "abc" twice: two samples
+    groups, seeds = ["p0"] * 4 + ["p1"] * 4, [3] * 4 + [8] * 4
+
+    def run(step=0):  # a (re)started process: a new state loaded from the file
+        env = MixedRewardWrapper(CountingEnv(), wm, state=MixingState(anchor_rate=1.0, state_path=tmp_path / "m.json"))
+        EnvReward(env)(prompts=["p"] * 8, completions=completions, seed=seeds, task_id=["task-0"] * 8, group=groups,
+                       trainer_state=SimpleNamespace(global_step=step))
+        return env.state
+
+    state = run()
+    pairs = _pairs(tmp_path / "m.json.pairs.jsonl")
+    assert len(pairs) == 8 == state.counts["anchor_episodes"] == state.debiaser.n_pairs
+    assert sorted(p["y"] for p in pairs) == sorted(lowercase_share(c) for c in completions)
+    run()  # resumed at step 0: the same completions again
+    assert len(_pairs(tmp_path / "m.json.pairs.jsonl")) == 8
+
+
+SHARED_SEED_RANK = """
+import sys, types
+sys.path.insert(0, {tests!r})
+from test_wrappers import BiasedWM, CodeEnv
+from wmrl_agents.trl import EnvReward
+from wmrl_envs.wrappers import MixedRewardWrapper
+
+rank, steps = int(sys.argv[1]), [int(s) for s in sys.argv[2].split(",") if s]
+env = MixedRewardWrapper(CodeEnv(), BiasedWM(), anchor_rate=1.0, state_path={state!r})
+reward = EnvReward(env)
+for step in steps:  # this rank's share of each generation batch: 2 prompts x 4 completions, one seed per prompt
+    groups = [f"r{{rank}}-p{{k}}" for k in range(2) for _ in range(4)]
+    seeds = [100 * rank + k for k in range(2) for _ in range(4)]
+    completions = [str((7 * step + 3 * rank + i) % 10 / 10) for i in range(8)]
+    reward(None, completions, seed=seeds, task_id=["t"] * 8, group=groups,
+           trainer_state=types.SimpleNamespace(global_step=step))
+"""
+
+
+def test_two_trl_ranks_keep_every_completion_of_their_prompts(tmp_path):
+    import subprocess
+    import sys
+
+    state = tmp_path / "mix.json"
+
+    def rank(r, steps):
+        code = SHARED_SEED_RANK.format(tests=str(__file__.rsplit("/", 2)[0]), state=str(state))
+        return subprocess.Popen([sys.executable, "-c", code, str(r), steps], text=True)
+
+    procs = [rank(0, "0,1"), rank(1, "0,1")]  # every episode an anchor: 2 ranks x 2 steps x 8
+    assert all(p.wait(timeout=300) == 0 for p in procs)
+    ids = [r["id"] for r in _pairs(tmp_path / "mix.json.pairs.jsonl")]
+    assert len(ids) == len(set(ids)) == 2 * 2 * 8
+    assert rank(1, "1").wait(timeout=300) == 0  # rank 1 resumed at step 1
+    assert len(_pairs(tmp_path / "mix.json.pairs.jsonl")) == len(ids)
 
 
 class StatusEnv(CountingEnv):

@@ -8,20 +8,26 @@ One state serves many env copies and many processes:
   arrives (``mixing/controller.py``), fed by the exploitation monitor (``mixing/monitor.py``).
 - **Anchor pairs** go to an append-only log beside ``state_path`` (``<state_path>.pairs.jsonl``),
   one JSON line per pair, appended under an exclusive ``flock``. Every process reads the log in
-  file order, so all of them fit the same map on the same pairs. A pair's id is its group key and
-  its index within the group: a run resumed after a crash that replays episodes finds their ids
-  in the log and adds nothing twice.
+  file order, so all of them fit the same map on the same pairs. A pair is named by what makes its
+  episode unique: its group key, the episode's identity within the group (the wrappers' reset seed,
+  or the reset observation without one, and a hash of every action: the completions of one TRL
+  prompt share its seed but not their programs) and how many earlier episodes of this process had
+  the same key and identity (so the same program sampled twice in a group is two samples, two
+  pairs). A run resumed after a crash replays its episodes in a new process (or after
+  ``load_state_dict``), finds their ids in the log and adds nothing twice. Across processes,
+  identical episodes of one group (same seed or observation, same actions) are one pair: nothing
+  tells them from a replay (TRL keeps a group in one process when its per-process generation batch
+  is a multiple of ``num_generations``).
 - The rest (anchor decisions, counts, open groups, weights, monitor, controller) is a snapshot
   written atomically to ``state_path`` after every finished episode and when a new group key
   begins (before it is counted). Each write is a consistent cut at an episode boundary: its
   ``counts["episodes"]`` is the number of finished episodes, so a run that resumes at that episode
   (a trainer at its step) repeats the anchor decisions, counts and rewards of an uninterrupted
   one. The one gap is a kill between a pair's log line and the snapshot after it: the replayed
-  episode then finds its pair in the map already. Pair ids come from the
-  wrappers' reset seeds; without seeds they are per-process counters (``episodes_of``, not
-  saved), so a run that replays from its first episode adds no pair twice, but one resumed in
-  the middle of an anchor group needs seeds to name that group's next episodes. Copies in one process that share a
-  ``state_path`` share one state (:meth:`MixingState.shared`).
+  episode then finds its pair in the map already. Without an episode identity (``end_episode``
+  called directly with ``episode=None``) a pair is named by its index among the group's anchor
+  episodes in this process, so a replay adds nothing only when it restarts the group. Copies in one
+  process that share a ``state_path`` share one state (:meth:`MixingState.shared`).
 """
 
 from __future__ import annotations
@@ -142,7 +148,7 @@ class MixingState:
         self.pairs = None if self.state_path is None else PairLog(f"{self.state_path}.pairs.jsonl")
         self.anchor_of: dict[str, bool] = {}
         self.open_groups: dict[str, list[_Member]] = {}
-        self.episodes_of: dict[str, int] = {}  # anchor episodes seen per group: the pair ids
+        self.repeats: dict[str, int] = {}  # pairs named so far per (group, episode identity), this process
         self.weights: Weights | None = None
         self.counts = {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0}
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
@@ -264,9 +270,9 @@ class MixingState:
         """Keep the episode's reward for its group; an anchor pair goes to the debiaser and disk.
 
         Returns the pair's residual ``real - f(wm_score)`` through the map *before* the pair was
-        added (None without a pair). ``episode`` names the episode within its group (the wrappers
-        pass its reset seed), so that a replayed episode has the same pair id; without it, the
-        episode's index in the group."""
+        added (None without a pair). ``episode`` is the episode's identity within its group (the
+        wrappers pass its reset seed or observation and a hash of its actions), so that a replayed
+        episode has the same pair id (module docstring)."""
         with self.lock:
             residual = None
             calibrated = self.debias and self.debiaser.active
@@ -274,10 +280,10 @@ class MixingState:
                 self._ingest()
                 f_s = self._debiased(float(wm_score))  # the map's value, unshrunk: what the monitor judges
                 residual = float(real) - f_s
-                if episode is None:
-                    episode = str(self.episodes_of.get(key, 0))
-                    self.episodes_of[key] = int(episode) + 1
-                if self._ingest((f"{key}#{episode}", float(wm_score), float(real))):
+                name = key if episode is None else f"{key}#{episode}"
+                n = self.repeats.get(name, 0)
+                self.repeats[name] = n + 1
+                if self._ingest((f"{name}#{n}", float(wm_score), float(real))):
                     self.monitor.update(float(wm_score), f_s, float(real))
             self.open_groups.setdefault(key, []).append(_Member(float(reward), residual, calibrated))
             self.save()  # every finished episode: a restart resumes after it, not at an older cut
@@ -345,8 +351,10 @@ class MixingState:
 
     def load_state_dict(self, state: dict, with_pairs: bool | None = None) -> None:
         """Restore a snapshot. Its anchor pairs are used only without a pair log (``with_pairs``
-        None) or when asked: with a log, the log holds every pair, newer ones included."""
+        None) or when asked: with a log, the log holds every pair, newer ones included. The
+        episodes after it are replays: their pairs are named afresh (``repeats`` restarts)."""
         with self.lock:
+            self.repeats = {}
             self.sampler.load_state_dict(state["sampler"])
             if with_pairs or (with_pairs is None and self.pairs is None):
                 self.debiaser.load_state_dict(state["debiaser"])
