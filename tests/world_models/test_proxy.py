@@ -173,6 +173,18 @@ def rows_of(job: Job) -> int:
     return sum(len(pd.read_csv(Path(job.data_dir) / f)) for f in ("train.csv", "test.csv"))
 
 
+def test_a_growth_check_rerun_that_fails_leaves_no_prediction(tasks, context):
+    """Under load a smaller rerun can meet its wall limit where the proxy run did not; the linear
+    estimate it leaves would underrate a program whose cost grows faster than linearly."""
+    def run(job: Job) -> RunResult:
+        if rows_of(job) < ROWS // 2:  # the quarter-size rerun
+            return RunResult(backend="r", isolation="none", exit_code=None, timed_out=True, wall_s=30.0, cpu_s=2.0)
+        return ok({"submission.csv": answers_of(job)}, cpu_s=5.0, wall_s=5.0)
+
+    pred = model(tasks, run).predict(context, "x = 1")
+    assert pred.failed is not None and "growth check" in pred.failed
+
+
 @pytest.mark.parametrize(("power", "passes", "runs"), [(1, True, 2), (2, False, 3)])
 def test_the_growth_of_cost_with_rows_is_measured_before_extrapolating(tasks, context, power, passes, runs):
     # 5 CPU-s on the proxy: linear growth stays within the limit, quadratic growth does not; the

@@ -230,6 +230,10 @@ class ProxyRunWorldModel:
                 "sample submission's to a perfect one, as a lookup of memorised public rows would score; not a "
                 "prediction", cost)
         limits, spent = self._limits_check(item, result)
+        if limits is None:
+            return Prediction.failure("the growth check's rerun on fewer rows failed where the proxy run passed "
+                                      "(a loaded machine's wall limit?): the cost on the full data is unknown",
+                                      cost + spent)
         checks = {"runs": runs, "submission": Verdict(1.0, f"proxy {item.task.metric.name} {score:.6g}"),
                   "limits": limits}
         if limits.p_pass == 0.0:
@@ -239,9 +243,10 @@ class ProxyRunWorldModel:
         why = f"proxy {item.task.metric.name} {score:.6g} -> {item.mode} {reward:.3f}"
         return _scored(reward, checks, why, cost + spent)
 
-    def _limits_check(self, item: _Pending, result: RunResult) -> tuple[Verdict, float]:
+    def _limits_check(self, item: _Pending, result: RunResult) -> tuple[Verdict | None, float]:
         """Whether the run, extrapolated to the full data, stays within the task's limits, and the
-        CPU seconds this check spent.
+        CPU seconds this check spent; None where a rerun on fewer rows failed though the proxy run
+        passed (its linear estimate would underrate a program that grows faster than linearly).
 
         The limits are the ones the env enforces (``context["limits"]``, e.g. ``wmrl compare``'s
         20 CPU-s, not the task's 60). What the limits charge whatever the machine's load, CPU and
@@ -267,13 +272,17 @@ class ProxyRunWorldModel:
         if any(est[r] > _GROWTH_CHECK * caps[r] for r in used):
             quarter = self._smaller(item, 4)
             spent = 0.0 if quarter is None else _cpu(quarter[1])
-            if quarter is not None and quarter[1].ok:
+            if quarter is not None and not quarter[1].ok:
+                return None, spent
+            if quarter is not None:
                 n_q, u_q = quarter[0], _usage(quarter[1])
                 est = {r: _two_point((n_proxy, n_q), (used[r], u_q[r]), n_full) for r in used}
                 if any(_exponent((n_proxy, n_q), (used[r] - base[r], u_q[r] - base[r])) > _SUPERLINEAR for r in used):
                     half = self._smaller(item, 2)
                     spent += 0.0 if half is None else _cpu(half[1])
-                    if half is not None and half[1].ok:
+                    if half is not None and not half[1].ok:
+                        return None, spent
+                    if half is not None:
                         u_h = _usage(half[1])
                         for r in used:
                             est[r] = max(est[r], _power_law((n_proxy, half[0], n_q), (used[r], u_h[r], u_q[r]), n_full))
