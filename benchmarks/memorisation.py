@@ -126,12 +126,12 @@ def run_arm(arm: str, seed: int, updates: int, programs: list[str], work: Path, 
         trainer.step()
     _, info = env.reset(seed=0, options={"task_id": TASK})
     paid = []
-    for code in programs:  # memo hits: what the arm's world model said of each program
+    for code, real_reward in zip(programs, real):  # memo hits: what the arm's world model said of each program
         pred = wm.predict(info["wm_context"], code)
         if pred.failed is None:
             paid.append(pred.score)
         else:
-            paid.append(real[programs.index(code)] if fallback == "execute" else static.predict(info["wm_context"], code).score)
+            paid.append(real_reward if fallback == "execute" else static.predict(info["wm_context"], code).score)
     env.close()
     return {"p_lookup": float(policy.probs()[1]), "paid": paid, "anchor_pairs": state.stats()["calib_pairs"]}
 

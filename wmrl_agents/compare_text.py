@@ -123,7 +123,7 @@ class TextWorld:
         wm = (make_world_model(self.world_model, executor if isinstance(executor, str) else None)
               if isinstance(self.world_model, str) else self.world_model)
         state = MixingState(config, state_path=state_path)
-        proxy = isinstance(self.world_model, str) and self.world_model.split(":")[0] == "proxy"
+        proxy = isinstance(self.world_model, str) and self.world_model.partition(":")[0] == "proxy"
         return [MixedRewardWrapper(e, wm, state=state, on_wm_failure="execute" if proxy else "static") for e in envs]
 
     def train_tasks(self, envs: list[gym.Env]) -> list[str]:

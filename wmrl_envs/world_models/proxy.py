@@ -27,9 +27,9 @@ Limits of the method:
   them, as it could a public leaderboard.
 - They are public train rows, so a program that embeds rows it was shown and looks their targets up
   scores on the proxy what the real run never pays. A score at least ``MEMORISED_SHARE`` of the way
-  to perfect is therefore no prediction (the wrappers' ``on_wm_failure`` fallback scores it). This stops a lookup that knows most
-  held-out rows, not one that knows a few, nor one that adds noise to stay under the threshold;
-  the anchors and the exploitation monitor are the defence there.
+  to perfect is therefore no prediction (the wrappers' ``on_wm_failure`` fallback scores it). This
+  stops a lookup that knows most held-out rows, not one that knows a few, nor one that adds noise to
+  stay under the threshold; the anchors and the exploitation monitor are the defence there.
 
 Cost: one sandboxed run on ``rows`` rows per program (three when the resource check reruns it);
 ``Prediction.cost_s`` is their CPU seconds plus the grading. Once per task, the proxy split is
@@ -271,18 +271,18 @@ class ProxyRunWorldModel:
                                 f"run may spend ({PROXY_TIME_SHARE:g} of the {caps['CPU-s']:g} CPU-s limit)"), spent
         if any(est[r] > _GROWTH_CHECK * caps[r] for r in used):
             quarter = self._smaller(item, 4)
-            spent = 0.0 if quarter is None else _cpu(quarter[1])
-            if quarter is not None and not quarter[1].ok:
-                return None, spent
             if quarter is not None:
+                spent = _cpu(quarter[1])
+                if not quarter[1].ok:
+                    return None, spent
                 n_q, u_q = quarter[0], _usage(quarter[1])
                 est = {r: _two_point((n_proxy, n_q), (used[r], u_q[r]), n_full) for r in used}
                 if any(_exponent((n_proxy, n_q), (used[r] - base[r], u_q[r] - base[r])) > _SUPERLINEAR for r in used):
                     half = self._smaller(item, 2)
-                    spent += 0.0 if half is None else _cpu(half[1])
-                    if half is not None and not half[1].ok:
-                        return None, spent
                     if half is not None:
+                        spent += _cpu(half[1])
+                        if not half[1].ok:
+                            return None, spent
                         u_h = _usage(half[1])
                         for r in used:
                             est[r] = max(est[r], _power_law((n_proxy, half[0], n_q), (used[r], u_h[r], u_q[r]), n_full))
