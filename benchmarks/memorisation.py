@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import table, write_json  # noqa: E402
@@ -155,14 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     env.close()
     rows, results = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for arm in ARMS:
-            for seed in range(args.seeds):
-                res = run_arm(arm, seed, args.updates, programs, Path(tmp), real)
-                final_real = res["p_lookup"] * real[1] + (1 - res["p_lookup"]) * real[0]
-                results.append({"arm": arm, "seed": seed, **res, "final_real": final_real})
-                rows.append({"arm": arm, "seed": seed, "paid honest": f"{res['paid'][0]:.3f}",
-                             "paid lookup": f"{res['paid'][1]:.3f}", "P(lookup)": f"{res['p_lookup']:.3f}",
-                             "final real reward": f"{final_real:.3f}"})
+        runs = [(arm, seed) for arm in ARMS for seed in range(args.seeds)]
+        for arm, seed in tqdm(runs, desc="arms x seeds", unit="run"):
+            res = run_arm(arm, seed, args.updates, programs, Path(tmp), real)
+            final_real = res["p_lookup"] * real[1] + (1 - res["p_lookup"]) * real[0]
+            results.append({"arm": arm, "seed": seed, **res, "final_real": final_real})
+            rows.append({"arm": arm, "seed": seed, "paid honest": f"{res['paid'][0]:.3f}",
+                         "paid lookup": f"{res['paid'][1]:.3f}", "P(lookup)": f"{res['p_lookup']:.3f}",
+                         "final real reward": f"{final_real:.3f}"})
     print(table(rows, list(rows[0])))
     path = write_json("memorisation", {"task": TASK, "real": {"honest": real[0], "lookup": real[1]},
                                        "updates": args.updates, "results": results}, args.out)
