@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import socket
 from pathlib import Path
 
 import pytest
 from requests.exceptions import ReadTimeout
 
-from wmrl_envs.sandbox import Job, Limits
+from wmrl_envs.sandbox import Job, Limits, seccomp
 from wmrl_envs.sandbox import docker as sbx_docker
 from wmrl_envs.sandbox.docker import DockerExecutor, container_kwargs
 from wmrl_envs.sandbox.workspace import RunDir
@@ -94,7 +95,9 @@ def test_container_kwargs_lock_the_container_down(tmp_path):
     assert kw["mem_limit"] == kw["memswap_limit"] == SMALL.memory_mb << 20
     assert kw["pids_limit"] == SMALL.max_procs and kw["nano_cpus"] == 1_000_000_000
     assert kw["read_only"] is True and "size=128m" in kw["tmpfs"]["/tmp"]
-    assert kw["cap_drop"] == ["ALL"] and kw["security_opt"] == ["no-new-privileges"]
+    assert kw["cap_drop"] == ["ALL"] and kw["security_opt"][0] == "no-new-privileges"
+    # The bwrap filter's rules (test_seccomp.py checks they decide alike), not Docker's default profile.
+    assert json.loads(kw["security_opt"][1].removeprefix("seccomp=")) == seccomp.docker_profile(platform.machine())
     assert kw["init"] is True and kw["auto_remove"] is False and kw["user"] == "65534:65534"
     ulimits = {u["name"]: (u["soft"], u["hard"]) for u in kw["ulimits"]}
     assert ulimits["cpu"] == (2, 3) and ulimits["fsize"] == (64 << 20, 64 << 20)

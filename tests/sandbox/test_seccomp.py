@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import platform
 import re
 import struct
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,96 @@ def test_filter_decisions(arch):
     assert _run(prog, 11, 0x40000003) == 0x80000000  # an i386 syscall: kill
     if x32 is not None:
         assert _run(prog, x32 | nr["keyctl"], audit_arch) == eperm
+
+
+class _ArgCmp(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("a", ctypes.c_uint64), ("b", ctypes.c_uint64)]
+
+
+_OPS = {"SCMP_CMP_NE": 1, "SCMP_CMP_EQ": 4, "SCMP_CMP_MASKED_EQ": 7}
+_ACT = {"SCMP_ACT_ALLOW": 0x7FFF0000, "SCMP_ACT_ERRNO": 0x00050000}
+
+
+def _compile_profile(profile: dict) -> bytes:
+    """Load a Docker/OCI profile into libseccomp as runc does (a rule's conditions ANDed, names it
+    cannot resolve ignored) and export the BPF program the kernel would get."""
+    lib = _libseccomp()
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp)]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    ctx = lib.seccomp_init(_ACT[profile["defaultAction"]])
+    audit_arch = seccomp.ARCHES[platform.machine()][0]
+    try:
+        for rule in profile["syscalls"]:
+            action = _ACT[rule["action"]] | rule.get("errnoRet", 0)
+            conds = [_ArgCmp(a["index"], _OPS[a["op"]], a["value"], a.get("valueTwo", 0)) for a in rule.get("args", [])]
+            for name in rule["names"]:
+                nr = lib.seccomp_syscall_resolve_name_arch(audit_arch, name.encode())
+                if nr < 0:
+                    continue
+                assert lib.seccomp_rule_add_array(ctx, action, nr, len(conds), (_ArgCmp * len(conds))(*conds)) == 0, rule
+        with tempfile.TemporaryFile() as f:
+            assert lib.seccomp_export_bpf(ctx, f.fileno()) == 0
+            f.seek(0)
+            return f.read()
+    finally:
+        lib.seccomp_release(ctx)
+
+
+def _run_any(prog: bytes, nr: int, arch: int, args=(0,) * 6) -> int:
+    """A classic-BPF interpreter for the instructions libseccomp emits (loads, ALU, jumps, returns)."""
+    data = struct.pack("=iIQ6Q", nr, arch, 0, *args)
+    ins, pc, acc, x, mem = _decode(prog), 0, 0, 0, [0] * 16
+    while True:
+        op, jt, jf, k = ins[pc]
+        pc += 1
+        if op == 0x20:
+            acc = struct.unpack_from("=I", data, k)[0]
+        elif op == 0x00:
+            acc = k
+        elif op == 0x60:
+            acc = mem[k]
+        elif op == 0x61:
+            x = mem[k]
+        elif op == 0x02:
+            mem[k] = acc
+        elif op == 0x54:
+            acc &= k
+        elif op == 0x05:
+            pc += k
+        elif op == 0x06:
+            return k
+        elif op in (0x15, 0x25, 0x35, 0x45, 0x1D, 0x2D, 0x3D, 0x4D):
+            v = x if op & 0x08 else k
+            taken = {0x10: acc == v, 0x20: acc > v, 0x30: acc >= v, 0x40: bool(acc & v)}[op & 0xF0]
+            pc += jt if taken else jf
+        else:
+            raise AssertionError(f"opcode {op:#x} is not interpreted here")
+
+
+def test_docker_profile_decides_as_the_bwrap_filter():
+    """The Docker backend's profile, compiled by libseccomp as runc compiles it, refuses and allows
+    what the bwrap filter does on every rule's probes (personality: see the next test)."""
+    arch = platform.machine()
+    audit_arch, _, nr = seccomp.ARCHES[arch]
+    ours, theirs = seccomp.program(arch), _compile_profile(seccomp.docker_profile(arch))
+    probes = [(nr[n], (0,) * 6) for n in seccomp.DENIED if n in nr]
+    probes += [(0 if arch == "x86_64" else 63, (0,) * 6), (nr["clone3"], (0,) * 6), (nr["flock"], (3, 2, 0, 0, 0, 0))]
+    probes += [(nr[c], (f,) + (0,) * 5) for c in ("clone", "unshare") for f in (0x01200011, seccomp.CLONE_NEWUSER, 0x10000011)]
+    probes += [(nr["ioctl"], (1, c, 0, 0, 0, 0)) for c in (seccomp.TIOCSTI, seccomp.TIOCLINUX, 0x5401)]
+    probes += [(nr["fcntl"], (3, c, 0, 0, 0, 0)) for c in (*seccomp.LOCK_CMDS, seccomp.F_NOTIFY, seccomp.F_SETLEASE, 1, 3, 4, 1030)]
+    probes += [(nr[c], (f, 1, 0, 0, 0, 0)) for c in ("socket", "socketpair") for f in (1, 2, 10, 16, 17)]
+    probes += [(nr["personality"], (p,) + (0,) * 5) for p in (0, 8, 0x20000, 0x20008, 0x40000, 0x400000, 0x8000000)]
+    decisions = [(_run(ours, n, audit_arch, a), _run_any(theirs, n, audit_arch, a)) for n, a in probes]
+    assert [d for d in decisions if d[0] != d[1]] == []
+    assert sum(d[0] != 0x7FFF0000 for d in decisions) > 60  # the probes do reach the refusals
+
+
+def test_docker_profile_personality_refuses_flags_and_the_query():
+    arch = platform.machine()
+    audit_arch, _, nr = seccomp.ARCHES[arch]
+    theirs = _compile_profile(seccomp.docker_profile(arch))
+    for bit in range(18, 28):
+        assert _run_any(theirs, nr["personality"], audit_arch, (1 << bit,) + (0,) * 5) == 0x50001, hex(1 << bit)
+    assert _run_any(theirs, nr["personality"], audit_arch, (0xFFFFFFFF,) + (0,) * 5) == 0x50001  # bwrap: allowed

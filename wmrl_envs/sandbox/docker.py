@@ -1,7 +1,9 @@
 """The Docker backend: one locked-down container per job, through the docker SDK.
 
 No network, memory without swap, a process cap, a CPU quota, a read-only root with a
-size-capped ``/tmp``, every capability dropped, no-new-privileges, an init process reaping
+size-capped ``/tmp``, every capability dropped, no-new-privileges, the bwrap backend's seccomp
+rules as a Docker profile (no file locks, watches or non-``AF_UNIX`` sockets: the channels between
+concurrent runs that share a volume), an init process reaping
 orphans, and a label that finds leaked containers. The container is not auto-removed: its
 state (exit code, ``OOMKilled``) and logs are read first, then it is removed explicitly.
 The workspace layout is the same as bwrap's: ``/workspace`` (writable), ``/workspace/data``
@@ -19,7 +21,7 @@ import uuid
 from importlib import metadata
 from typing import Any
 
-from . import program
+from . import program, seccomp
 from .base import Executor, Job, Limits, MiB, RunResult
 from .capture import HeadTail
 from .identity import Identity
@@ -55,7 +57,8 @@ def container_kwargs(job: Job, limits: Limits, rundir: RunDir, run_id: str) -> d
         "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={limits.workspace_mb}m,mode=1777"},
         "shm_size": limits.workspace_mb * MiB,
         "cap_drop": ["ALL"],
-        "security_opt": ["no-new-privileges"],
+        # The bwrap filter's rules (seccomp.docker_profile); Docker's default profile where no table exists.
+        "security_opt": ["no-new-privileges", *([opt] if (opt := seccomp.docker_security_opt()) else [])],
         "init": True,
         "ulimits": [
             {"name": "cpu", "soft": cpu, "hard": cpu + 1},
@@ -174,7 +177,7 @@ class DockerExecutor(Executor):
         result = RunResult(backend=self.name, isolation=self.isolation)
         rundir = RunDir(job, self.workdir, owner=CONTAINER_USER, limit_bytes=limits.workspace_mb * MiB)
         result.host_uid, result.workspace_limit = CONTAINER_USER.uid, rundir.limit_kind
-        result.seccomp = True  # Docker's default profile: see docs/security.md
+        result.seccomp = True  # the bwrap filter's rules as a profile, else Docker's default one
         try:
             cmd = program.command(job, self.python, SANDBOX_PROGRAM)
             kwargs = container_kwargs(job, limits, rundir, uuid.uuid4().hex)

@@ -32,12 +32,21 @@ Arguments are compared on their low 32 bits, which is exact: the kernel reads th
 Syscall numbers come from the tables below (x86_64 and aarch64, checked against libseccomp's
 resolver in the tests); on any other architecture :func:`filter_bytes` returns None and the
 sandbox runs without a filter, saying so in ``RunResult.seccomp``.
+
+The docker backend gets the same rules as an OCI seccomp profile (:func:`docker_profile`, the
+JSON ``--security-opt seccomp=`` takes), so concurrent containers sharing a read-only volume are
+as closed to each other as bwrap runs. One rule cannot be said the same way there: a profile that
+allows by default can refuse an argument only where a condition *matches*, and conditions on one
+argument are ORed, so "personality not in this list" becomes "personality with any flag bit
+set" (``PERSONALITY_FLAGS``: ``ADDR_NO_RANDOMIZE`` and its siblings), which also refuses the
+``0xffffffff`` query.
 """
 
 from __future__ import annotations
 
 import errno
 import functools
+import json
 import os
 import platform
 import struct
@@ -66,6 +75,7 @@ DENIED = (
 
 CLONE_NEWUSER = 0x10000000
 PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)  # PER_LINUX(32), UNAME26 variants, query
+PERSONALITY_FLAGS = 0x0FFC0000  # ADDR_NO_RANDOMIZE (0x40000) up to ADDR_LIMIT_3GB (0x8000000)
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 # fcntl commands: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW; F_NOTIFY, F_SETLEASE
 LOCK_CMDS = (5, 6, 7, 36, 37, 38)
@@ -109,6 +119,7 @@ ARCHES = {
     "x86_64": (0xC000003E, 0x40000000, _X86_64),
     "aarch64": (0xC00000B7, None, _AARCH64),
 }
+DOCKER_ARCHES = {"x86_64": "SCMP_ARCH_X86_64", "aarch64": "SCMP_ARCH_AARCH64"}
 
 # Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
 _LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
@@ -190,3 +201,37 @@ def filter_fd() -> int | None:
     finally:
         os.close(w)
     return r
+
+
+def docker_profile(arch: str) -> dict:
+    """The filter's rules as an OCI/Docker seccomp profile for ``arch`` (a key of ``ARCHES``).
+
+    Each argument condition is its own rule, so the profile means the same under any runtime
+    (runc ORs several conditions on one argument but ANDs conditions on different ones)."""
+    names = ARCHES[arch][2]
+
+    def rule(calls: list[str], err: int, index: int | None = None, value: int = 0, op: str = "SCMP_CMP_EQ") -> dict:
+        out: dict = {"names": [c for c in calls if c in names], "action": "SCMP_ACT_ERRNO", "errnoRet": err}
+        if index is not None:  # MASKED_EQ: (arg & value) == valueTwo; here always "all these bits set"
+            two = value if op == "SCMP_CMP_MASKED_EQ" else 0
+            out["args"] = [{"index": index, "value": value, "valueTwo": two, "op": op}]
+        return out
+
+    bits = [1 << i for i in range(32) if PERSONALITY_FLAGS >> i & 1]
+    rules = [
+        rule(list(DENIED), errno.EPERM),
+        rule(["flock", "clone3"], errno.ENOSYS),
+        *[rule(["fcntl"], errno.ENOSYS, 1, cmd) for cmd in LOCK_CMDS],
+        *[rule(["fcntl"], errno.EPERM, 1, cmd) for cmd in (F_NOTIFY, F_SETLEASE)],
+        rule(["socket", "socketpair"], errno.EAFNOSUPPORT, 0, AF_UNIX, "SCMP_CMP_NE"),
+        rule(["clone", "unshare"], errno.EPERM, 0, CLONE_NEWUSER, "SCMP_CMP_MASKED_EQ"),
+        *[rule(["personality"], errno.EPERM, 0, bit, "SCMP_CMP_MASKED_EQ") for bit in bits],
+        *[rule(["ioctl"], errno.EPERM, 1, cmd) for cmd in (TIOCSTI, TIOCLINUX)],
+    ]
+    return {"defaultAction": "SCMP_ACT_ALLOW", "architectures": [DOCKER_ARCHES[arch]], "syscalls": rules}
+
+
+def docker_security_opt() -> str | None:
+    """``seccomp=<profile JSON>`` for this machine's architecture, or None where it has no table."""
+    arch = platform.machine()
+    return f"seccomp={json.dumps(docker_profile(arch), separators=(',', ':'))}" if arch in ARCHES else None
