@@ -289,8 +289,16 @@ class MixedRewardWrapper(_PredictingWrapper):
     train an online isotonic map; every other episode is paid the debiased prediction and never runs.
 
     Groups come from ``reset(options={"group": key})`` (the env's ``info["group"]``); whole groups are
-    anchors or not. An env without groups makes each episode its own group, under a key unique to
-    this wrapper. An episode's world-model score ``s`` is the prediction at its last text turn, or
+    anchors or not. An episode reset without a group key (SB3's automatic resets, any group-less
+    trainer) is grouped by ``group_size``: with ``group_size=G``, each wrapper (env copy) puts its
+    consecutive group-less episodes into groups of G, so inverse-variance weights exist once a
+    group has completed; without it, each episode is its own group and ``weight`` stays None.
+    Consecutive episodes rather than reset seeds, because SB3 seeds only a copy's first reset
+    (``seed + i`` for copy i) and passes ``seed=None`` afterwards; a group of one copy's
+    consecutive episodes is also sampled by one policy version. Such a group mixes whatever tasks
+    the env resets to: it is a unit for the variance estimates, not a GRPO prompt group. Its key
+    is ``s<first seed>-g<n>`` when the copy's first reset had a seed (a seeded rerun repeats keys,
+    anchor decisions and pair ids, so a replay adds no pair twice) and a random tag otherwise. An episode's world-model score ``s`` is the prediction at its last text turn, or
     the predicted progress at ``wm_horizon`` for simulated envs. Its real score ``y``:
 
     - text envs: the env's final reward;
@@ -339,6 +347,8 @@ class MixedRewardWrapper(_PredictingWrapper):
             wrappers. A static fallback is paid the static model's raw score: the debiasing map
             was fitted on the world model's scale, not the static model's.
         config: a :class:`~wmrl_envs.mixing.MixingConfig` for a new state (defaults if None).
+        group_size: G, consecutive episodes of this copy per group when the env names no group
+            (see above); None: each such episode is its own group.
     """
 
     def __init__(
@@ -358,7 +368,11 @@ class MixedRewardWrapper(_PredictingWrapper):
         return_range: tuple[float, float] | None = None,
         on_wm_failure: str = "static",
         config: MixingConfig | None = None,
+        group_size: int | None = None,
     ) -> None:
+        if group_size is not None and (isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 2):
+            raise ValueError(f"group_size must be an integer >= 2 (consecutive episodes per group), got {group_size!r}; "
+                             "pass e.g. group_size=4, or None to make each group-less episode its own group")
         super().__init__(env, world_model, wm_horizon, on_wm_failure)
         if not (callable(real_score) or real_score in _REAL_SCORES):
             raise ValueError(f"real_score must be one of {_REAL_SCORES} or a function f(Episode) -> float, got {real_score!r}")
@@ -372,6 +386,8 @@ class MixedRewardWrapper(_PredictingWrapper):
         self.state = state
         self.real_score, self.return_range = real_score, return_range
         self._tag = secrets.token_hex(4)  # group keys of an env without groups: unique per wrapper
+        self.group_size = group_size
+        self._groupless = 0  # episodes of this copy reset without a group key
         self._group = ""
         self._anchor = False
         self._seed: int | None = None
@@ -410,14 +426,23 @@ class MixedRewardWrapper(_PredictingWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         self._begin(obs, info)
         key = info.get("group", (options or {}).get("group"))
-        self._group = str(key) if key is not None else f"{self._tag}-episode-{self.state.counts['episodes']}"
-        self._anchor = self.state.begin_episode(self._group)
+        self._group = str(key) if key is not None else self._groupless_key(seed)
+        self._anchor = self.state.begin_episode(self._group, self.group_size if key is None else None)
         self._seed, self._identity = seed, None
         if self._anchor:  # its pair is named by what makes it unique in its group (mixing/state.py)
             self._identity = hashlib.blake2b(_canonical(obs if seed is None else seed), digest_size=8)
         self._s = None
         self._return = 0.0
         return obs, info
+
+    def _groupless_key(self, seed: int | None) -> str:
+        """The group key of an episode reset without one (class docstring)."""
+        n, self._groupless = self._groupless, self._groupless + 1
+        if self.group_size is None:
+            return f"{self._tag}-episode-{self.state.counts['episodes']}"
+        if n == 0 and seed is not None:
+            self._tag = f"s{seed}"
+        return f"{self._tag}-g{n // self.group_size}"
 
     def step(self, action: Any):
         if self._identity is not None:

@@ -49,3 +49,41 @@ def test_workers_sharing_a_state_keep_every_anchor_pair_and_a_rerun_adds_none(tm
     assert episodes >= 2 and len(ids) == len(set(ids)) == episodes
     ppo(tmp_path / "mixing.json")  # the same seed: the same rollout again
     assert len(log.read_text().splitlines()) == episodes
+
+
+def grouped(state_path, group_size=2):
+    """A factory of CartPole copies whose episodes carry no group (SB3 resets pass none), grouped
+    by ``group_size`` consecutive episodes per copy, half the groups anchors."""
+    def make():
+        return MixedRewardWrapper(gym.make("CartPole-v1"), upright, anchor_rate=0.5, seed=0, state_path=state_path,
+                                  group_size=group_size, real_score="return", return_range=(0.0, 500.0))
+
+    return make
+
+
+def test_subprocess_workers_form_groups_and_the_snapshot_counts_both(tmp_path):
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    state_path = tmp_path / "mixing.json"
+    venv = SubprocVecEnv([grouped(state_path), grouped(state_path)])
+    venv.seed(0)
+    venv.reset()
+    ended = []  # the last info["mixing"] of every finished episode, per worker
+    rng = np.random.default_rng(0)
+    try:
+        for _ in range(300):
+            _, _, dones, infos = venv.step(rng.integers(2, size=2))
+            ended += [(i, info["mixing"]) for i, (done, info) in enumerate(zip(dones, infos)) if done]
+    finally:
+        venv.close()
+    per_worker = [[m for i, m in ended if i == w] for w in (0, 1)]
+    assert all(len(m) > 4 for m in per_worker)
+    for mixing in per_worker:  # a worker's first group completes at its second episode
+        assert mixing[0]["weight"] is None and all(isinstance(m["weight"], float) for m in mixing[1:])
+    assert {m["group"] for m in per_worker[0]}.isdisjoint(m["group"] for m in per_worker[1])
+    snapshot = json.loads(state_path.read_text())
+    pairs = (tmp_path / "mixing.json.pairs.jsonl").read_text().splitlines()
+    anchors = sum(m["anchor"] for _, m in ended)
+    assert 0 < anchors < len(ended)
+    assert snapshot["counts"]["episodes"] == len(ended)  # both workers' finished episodes
+    assert snapshot["counts"]["anchor_episodes"] == anchors == len(pairs) == snapshot["counts"]["anchor_pairs"]

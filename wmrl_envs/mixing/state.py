@@ -28,6 +28,18 @@ One state serves many env copies and many processes:
   called directly with ``episode=None``) a pair is named by its index among the group's anchor
   episodes in this process, so a replay adds nothing only when it restarts the group. Copies in one
   process that share a ``state_path`` share one state (:meth:`MixingState.shared`).
+- **Counts across processes**: the snapshot's ``counts`` are the sums over every process that
+  writes it, and ``writers`` holds each one's own (merged under an ``flock`` on
+  ``<state_path>.lock`` at every write), so ``counts["anchor_pairs"]`` equals the pair log's lines
+  and ``counts["episodes"]`` the finished episodes of all workers. A process is named by its
+  ``RANK`` (torch.distributed, accelerate) or else by host and pid. On loading, a process takes
+  back its own entry (same ``RANK``); a snapshot of one writer that is not a live process here is
+  a resumed run and is taken over; otherwise (a second worker joining, several processes
+  restarted without ranks) the process starts its own counts at zero beside the others'.
+  Everything else in the snapshot (anchor decisions, open groups, weights) is its last writer's.
+- **Groups** complete when a new group key begins, or, for a key begun with ``group_size``
+  (``MixedRewardWrapper(group_size=G)``), when its G-th episode ends: copies of one process
+  that interleave their episodes then never cut each other's groups short.
 """
 
 from __future__ import annotations
@@ -36,6 +48,7 @@ import fcntl
 import json
 import logging
 import os
+import socket
 import tempfile
 import threading
 import weakref
@@ -149,13 +162,28 @@ class MixingState:
         self.anchor_of: dict[str, bool] = {}
         self.open_groups: dict[str, list[_Member]] = {}
         self.repeats: dict[str, int] = {}  # pairs named so far per (group, episode identity), this process
+        self.group_sizes: dict[str, int] = {}  # open groups that complete at their G-th episode
         self.weights: Weights | None = None
-        self.counts = {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0}
+        self.counts = _zero_counts()
+        self.writer = _writer_id()
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
         self.lock = threading.RLock()
         if self.state_path is not None and self.state_path.exists():
-            self.load_state_dict(self._read_snapshot(), with_pairs=False)
+            snapshot = self._read_snapshot()
+            self.load_state_dict(snapshot, with_pairs=False)
+            self.counts = self._own_counts(snapshot)
         self._ingest()
+
+    def _own_counts(self, snapshot: dict) -> dict:
+        """This process's counts in a loaded snapshot (module docstring, "Counts across processes")."""
+        writers = snapshot.get("writers")
+        if writers is None:  # written before counts were merged: one writer's
+            return {**_zero_counts(), **snapshot["counts"]}
+        if self.writer in writers:
+            return {**_zero_counts(), **writers[self.writer]}
+        if len(writers) == 1 and not _alive(next(iter(writers))):
+            return {**_zero_counts(), **next(iter(writers.values()))}
+        return _zero_counts()
 
     def _read_snapshot(self) -> dict:
         """The snapshot at ``state_path``; a corrupt one, or one another configuration wrote, is a
@@ -194,10 +222,14 @@ class MixingState:
                 raise ValueError(f"{state_path} is already used in this process by a MixingState with {state.config}")
             return state
 
-    def begin_episode(self, key: str) -> bool:
-        """Count an episode of group ``key``; is it an anchor? A new key completes the open groups:
-        they go into the weights and the rate controller, and the state is saved before the key."""
+    def begin_episode(self, key: str, group_size: int | None = None) -> bool:
+        """Count an episode of group ``key``; is it an anchor? A new key completes the open groups
+        (except those begun with a ``group_size`` and not yet full): they go into the weights and
+        the rate controller, and the state is saved before the key. With ``group_size`` the
+        group completes at its ``group_size``-th finished episode."""
         with self.lock:
+            if group_size is not None:
+                self.group_sizes[key] = int(group_size)
             if key not in self.anchor_of:
                 self._adapt(self._close_groups(keep=key))
                 self.save()
@@ -218,8 +250,16 @@ class MixingState:
     def _close_groups(self, keep: str) -> int:
         """A new group started: the open ones are complete, fold them into the weight estimate;
         return how many completed."""
-        done = {k: m for k, m in self.open_groups.items() if k != keep}
-        self.open_groups = {k: m for k, m in self.open_groups.items() if k == keep}
+        waiting = {k for k, m in self.open_groups.items() if k == keep or len(m) < self.group_sizes.get(k, 0)}
+        done = {k: m for k, m in self.open_groups.items() if k not in waiting}
+        self.open_groups = {k: m for k, m in self.open_groups.items() if k in waiting}
+        return self._fold(done)
+
+    def _fold(self, done: dict[str, list[_Member]]) -> int:
+        """Complete groups ``done``: their rewards and residuals update the weights."""
+        for k in done:
+            self.group_sizes.pop(k, None)
+        self.counts["groups_completed"] = self.counts.get("groups_completed", 0) + len(done)
         if not any(len(m) > 1 for m in done.values()):
             return len(done)
         residuals = [[x.residual for x in m if x.residual is not None] or None for m in done.values()]
@@ -284,8 +324,12 @@ class MixingState:
                 n = self.repeats.get(name, 0)
                 self.repeats[name] = n + 1
                 if self._ingest((f"{name}#{n}", float(wm_score), float(real))):
+                    self.counts["anchor_pairs"] = self.counts.get("anchor_pairs", 0) + 1
                     self.monitor.update(float(wm_score), f_s, float(real))
-            self.open_groups.setdefault(key, []).append(_Member(float(reward), residual, calibrated))
+            members = self.open_groups.setdefault(key, [])
+            members.append(_Member(float(reward), residual, calibrated))
+            if len(members) >= self.group_sizes.get(key, len(members) + 1):  # a sized group is full
+                self._adapt(self._fold({key: self.open_groups.pop(key)}))
             self.save()  # every finished episode: a restart resumes after it, not at an older cut
             return residual
 
@@ -344,6 +388,7 @@ class MixingState:
                 "counts": dict(self.counts),
                 "return_range": self.return_range,
                 "open_groups": {k: [list(m) for m in ms] for k, ms in self.open_groups.items()},
+                "group_sizes": {k: g for k, g in self.group_sizes.items() if k in self.open_groups},
                 "weights": None if self.weights is None else self.weights.to_dict(),
                 "monitor": self.monitor.state_dict(),
                 "controller": None if self.controller is None else self.controller.state_dict(),
@@ -360,9 +405,10 @@ class MixingState:
                 self.debiaser.load_state_dict(state["debiaser"])
             self.weighter.load_state_dict(state["weighter"])
             self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
-            self.counts = dict(state["counts"])
+            self.counts = {**_zero_counts(), **state["counts"]}
             self.return_range = state.get("return_range")
             self.open_groups = {k: [_Member(*m) for m in ms] for k, ms in state.get("open_groups", {}).items()}
+            self.group_sizes = {k: int(g) for k, g in (state.get("group_sizes") or {}).items()}
             self.weights = None if state.get("weights") is None else Weights(**state["weights"])
             if state.get("monitor") is not None:
                 self.monitor.load_state_dict(state["monitor"])
@@ -370,14 +416,60 @@ class MixingState:
                 self.controller.load_state_dict(state["controller"])
 
     def save(self) -> None:
-        """Write the snapshot to ``state_path`` atomically (a crash leaves the old or the new file).
-        The pair log holds the pairs, so the snapshot leaves the debiaser's out: a small write."""
+        """Write the snapshot to ``state_path`` atomically (a crash leaves the old or the new file),
+        its ``counts`` summed over the processes that write it (module docstring). The pair log
+        holds the pairs, so the snapshot leaves the debiaser's out: a small write."""
         if self.state_path is None:
             return
         self.state_path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, prefix=".mixstate-")
-        with os.fdopen(fd, "w") as f:
-            json.dump({**self.state_dict(), "debiaser": None}, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.state_path)
+        with open(f"{self.state_path}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                writers = {**self._writers_on_disk(), self.writer: dict(self.counts)}
+                total: dict[str, int] = {}
+                for counts in writers.values():
+                    for k, v in counts.items():
+                        total[k] = total.get(k, 0) + v
+                fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, prefix=".mixstate-")
+                with os.fdopen(fd, "w") as f:
+                    json.dump({**self.state_dict(), "debiaser": None, "counts": total, "writers": writers}, f)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, self.state_path)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _writers_on_disk(self) -> dict[str, dict]:
+        """The per-process counts the snapshot on disk holds (none if it is missing or unreadable)."""
+        try:
+            writers = json.loads(self.state_path.read_text()).get("writers")
+        except (OSError, ValueError, AttributeError):
+            return {}
+        return writers if isinstance(writers, dict) else {}
+
+
+def _zero_counts() -> dict[str, int]:
+    return {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0, "anchor_pairs": 0,
+            "groups_completed": 0}
+
+
+def _writer_id() -> str:
+    """This process's name in the snapshot's ``writers``: its ``RANK``, else host and pid."""
+    rank = os.environ.get("RANK")
+    return f"rank{rank}" if rank is not None else f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _alive(writer: str) -> bool:
+    """Whether ``writer`` names a process running on this host now (a rank: unknown, so no)."""
+    host, _, pid = writer.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    if int(pid) == os.getpid():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
