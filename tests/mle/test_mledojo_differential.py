@@ -13,27 +13,12 @@ class; the test fails on any new one and on any listed one that now agrees (shri
 
 from __future__ import annotations
 
-import json
-import math
-import warnings
-from pathlib import Path
-
 import pytest
 
-from wmrl_envs.mle.external import load_external
-from wmrl_envs.mle.grading import InvalidSubmission
-
 from . import dojo_cases as D
+from .differential import check_known, load, wmrl_verdicts
 
-DATA = Path(__file__).parent / "data"
-EXPECTED = json.loads((DATA / "mledojo_differential.json").read_text())
-KNOWN = json.loads((DATA / "mledojo_differential_known.json").read_text())
-
-
-def _agrees(want: dict, got: dict) -> bool:
-    if want["verdict"] != got["verdict"]:
-        return False
-    return want["verdict"] != "ok" or math.isclose(got["score"], want["score"], rel_tol=1e-9, abs_tol=1e-12)
+EXPECTED, KNOWN = load("mledojo_differential")
 
 
 @pytest.fixture(scope="module")
@@ -41,21 +26,8 @@ def results(tmp_path_factory) -> dict[str, dict[str, dict]]:
     """wmrl's verdict on every case: ``{comp: {case: {"verdict", "score" | "reason"}}}``."""
     entries = {n: e for n, e in D.gradable().items() if n in EXPECTED["competitions"]}
     root = D.build(tmp_path_factory.mktemp("dojo"), entries)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        tasks, problems = load_external(root, tmp_path_factory.mktemp("work"))
-    out: dict[str, dict[str, dict]] = {}
-    for name, entry in entries.items():
-        out[name] = {}
-        for case, data in D.cases(entry).items():
-            if name in problems:
-                out[name][case] = {"verdict": "not loaded", "reason": problems[name]}
-                continue
-            try:
-                out[name][case] = {"verdict": "ok", "score": tasks[name].grade(data)}
-            except InvalidSubmission as e:
-                out[name][case] = {"verdict": "invalid", "reason": str(e)}
-    return out
+    cases = {name: D.cases(entry) for name, entry in entries.items()}
+    return wmrl_verdicts(root, tmp_path_factory.mktemp("work"), cases)
 
 
 def test_every_gradable_competition_and_case_was_run_by_mledojo():
@@ -66,18 +38,7 @@ def test_every_gradable_competition_and_case_was_run_by_mledojo():
 
 
 def test_registry_agrees_with_mledojo_except_the_known_differences(results):
-    differ = {
-        f"{name}/{case}": f"MLE-Dojo {want['verdict']}, wmrl {results[name][case]['verdict']}"
-        for name, cases in EXPECTED["competitions"].items()
-        for case, want in cases.items()
-        if not _agrees(want, results[name][case])
-    }
-    new = sorted(set(differ) - set(KNOWN))
-    fixed = sorted(set(KNOWN) - set(differ))
-    assert not new, f"{len(new)} new disagreement(s) with MLE-Dojo: " + "; ".join(
-        f"{k}: {differ[k]}" for k in new[:20]
-    )
-    assert not fixed, f"{len(fixed)} listed disagreement(s) now agree; drop them from the list: {fixed[:20]}"
+    check_known(EXPECTED["competitions"], results, KNOWN, "MLE-Dojo")
 
 
 def test_a_refused_submission_is_never_scored(results):

@@ -24,7 +24,9 @@ def _tasks(args: argparse.Namespace) -> int:
 
         with warnings.catch_warnings():  # the problems are printed below
             warnings.simplefilter("ignore", RuntimeWarning)
-            suite = load_suite(args.suite, progress=False, mledojo=args.mledojo, alignment=args.alignment)
+            suite = load_suite(
+                args.suite, progress=False, mledojo=args.mledojo, alignment=args.alignment, mlebench=args.mlebench
+            )
         rows = [
             (t.id, t.suite, t.task_type, t.metric.name, f"{t.name} [graded by {_grader(t)}]")
             for t in suite.tasks.values()
@@ -46,7 +48,14 @@ def _grader(task) -> str:
     """Which grader applies: the task's script, the benchmark's checkout, wmrl's registry (exact
     where every differential case agrees with MLE-Dojo), or a built-in metric."""
     from wmrl_envs.mle.graders import DSBenchScript, MLEDojoMetric, RegistryScore
+    from wmrl_envs.mle.mlebench_graders import MLEBenchCheckout, MLEBenchRules
 
+    if isinstance(task.grader, MLEBenchCheckout):
+        return "mle-bench's checkout"
+    if isinstance(task.grader, MLEBenchRules):
+        return "mle-bench's rules (wmrl's copy of its grade.py), benchmark-exact"
+    if task.suite == "mle-bench" and isinstance(task.grader, RegistryScore):
+        return "the registry standing in for mle-bench (MLE-Dojo's metric, not mle-bench's grade.py: an approximation)"
     if isinstance(task.grader, DSBenchScript):
         return "the task's script"
     if isinstance(task.grader, MLEDojoMetric):
@@ -67,6 +76,7 @@ def _run_code(args: argparse.Namespace) -> int:
         executor=args.executor,
         mledojo=args.mledojo,
         alignment=args.alignment,
+        mlebench=args.mlebench,
     )
     try:
         _, info = env.reset(options={"task_id": args.task})
@@ -135,6 +145,12 @@ def _folder_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="an MLE-Dojo checkout: grade its competitions with their own metric classes "
         "(default: $MLEDOJO_HOME; an importable mledojo is never used)",
+    )
+    p.add_argument(
+        "--mlebench",
+        default=None,
+        help="an mle-bench checkout: grade MLE-bench folders with its grade functions "
+        "(default: $MLEBENCH_HOME; an importable mlebench is never used)",
     )
     p.add_argument(
         "--alignment",

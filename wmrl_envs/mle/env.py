@@ -96,6 +96,8 @@ class MLEEnv(gym.Env[str, str]):
         cache_dir: where embedded tasks are built (default: the user's cache dir).
         metrics: ``{task_id: metric name}`` overriding how a data folder's tasks are graded.
         mledojo: an MLE-Dojo checkout whose metric classes grade MLE-Dojo tasks.
+        mlebench: an mle-bench checkout whose grade functions grade MLE-bench folders
+            (default: ``$MLEBENCH_HOME``; else wmrl's copy of its rules where there is one).
         alignment: DSBench folders: ``"position"`` (DSBench's row comparison, the default; named
             in ``info["alignment"]``) or ``"id"``.
         size: embedded suites: build the tasks from up to this many source rows instead of 6,500
@@ -124,10 +126,11 @@ class MLEEnv(gym.Env[str, str]):
         alignment: str | None = None,
         workers: int | None = None,
         size: int | None = None,
+        mlebench: str | None = None,
     ) -> None:
         loaded = load_suite(
             suite or self.default_suite, split or self.default_split, tasks, cache_dir, metrics,
-            mledojo=mledojo, alignment=alignment, size=size,
+            mledojo=mledojo, alignment=alignment, size=size, mlebench=mlebench,
         )  # fmt: skip
         self.size = size
         self.tasks: dict[str, Task] = loaded.tasks

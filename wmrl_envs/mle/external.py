@@ -8,16 +8,22 @@ stopping the others. How a task is graded, first rule that applies:
 2. DSBench: the task's own ``evaluation/<name>_eval.py`` (``graders.DSBenchScript``), rows compared
    by position as DSBench does (``alignment="id"`` to match ids first); RPG's ``b`` and ``g`` from
    ``save_performance/{baseline,GT}`` when present.
-3. MLE-Dojo and MLE-bench with an MLE-Dojo checkout (``mledojo=PATH`` or ``$MLEDOJO_HOME``,
+3. MLE-bench: the competition's grade function from an mle-bench checkout (``mlebench=PATH`` or
+   ``$MLEBENCH_HOME``, with a checkout's layout; ``mlebench_graders.MLEBenchCheckout``), else
+   wmrl's copy of its ``grade.py`` rules where there is one (``mlebench_rules.RULES``), scores
+   rounded to 5 places as mle-bench reports them. Other MLE-bench competitions fall through to
+   the rules below (the registry stands in for mle-bench: ``wmrl tasks`` says so).
+4. MLE-Dojo and MLE-bench with an MLE-Dojo checkout (``mledojo=PATH`` or ``$MLEDOJO_HOME``,
    with a checkout's layout; an importable ``mledojo`` is never one): the competition's own metric class (``graders.MLEDojoMetric``).
-4. wmrl's registry of the MLE-Dojo competitions (``registry.py``).
-5. A ``metric.txt`` in the task's folder, or the metric a scoring script computes (read, never run).
+5. wmrl's registry of the MLE-Dojo competitions (``registry.py``).
+6. A ``metric.txt`` in the task's folder, or the metric a scoring script computes (read, never run).
 """
 
 from __future__ import annotations
 
 import ast
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +31,9 @@ import pandas as pd
 from wmrl_envs.mle.graders import DSBenchScript, MLEDojoMetric, RegistryScore, checkout_root
 from wmrl_envs.mle.layouts import TaskSource, find_tasks
 from wmrl_envs.mle.metrics import METRICS, Metric, get_metric
+from wmrl_envs.mle.mlebench_graders import MLEBenchCheckout, MLEBenchRules
+from wmrl_envs.mle.mlebench_graders import checkout_root as mlebench_root
+from wmrl_envs.mle.mlebench_rules import RULES as MLEBENCH_RULES
 from wmrl_envs.mle.registry import load_registry
 from wmrl_envs.mle.task import Task
 
@@ -82,6 +91,7 @@ def load_external(
     metrics: dict | None = None,
     mledojo: str | Path | None = None,
     alignment: str | None = None,
+    mlebench: str | Path | None = None,
 ) -> tuple[dict[str, Task], dict[str, str]]:
     """``(tasks, problems)`` of the folder ``path``: the tasks that load, and why the others do not.
 
@@ -96,18 +106,26 @@ def load_external(
         if unknown:
             raise ValueError(f"unknown task id(s) {unknown} in {path}; valid ids: {', '.join(sources)}")
         sources = {t: sources[t] for t in task_ids}
-    checkout = checkout_root(mledojo)
+    checkouts = _Checkouts(checkout_root(mledojo), mlebench_root(mlebench))
     tasks, problems = {}, {}
     for task_id, src in sources.items():
         try:
-            tasks[task_id] = _task(src, work_root / task_id, metrics or {}, checkout, alignment)
+            tasks[task_id] = _task(src, work_root / task_id, metrics or {}, checkouts, alignment)
         except (ValueError, OSError, KeyError) as e:
             problems[task_id] = str(e)
             warnings.warn(f"task {task_id} skipped: {e}", RuntimeWarning, stacklevel=2)
     return tasks, problems
 
 
-def _task(src: TaskSource, work: Path, metrics: dict, checkout: Path | None, alignment: str | None) -> Task:
+@dataclass(frozen=True)
+class _Checkouts:
+    """The benchmark checkouts the user named (None: not named)."""
+
+    mledojo: Path | None
+    mlebench: Path | None
+
+
+def _task(src: TaskSource, work: Path, metrics: dict, checkouts: _Checkouts, alignment: str | None) -> Task:
     if src.sample is None:
         raise ValueError(f"no sample submission in {src.public} (looked for sample_submission.csv and Kaggle's names)")
     if not src.answers.is_file():
@@ -115,7 +133,7 @@ def _task(src: TaskSource, work: Path, metrics: dict, checkout: Path | None, ali
     columns = list(pd.read_csv(src.sample, nrows=0).columns)
     if len(columns) < 2:
         raise ValueError(f"{src.sample} needs an id and a prediction column")
-    metric, grader, refs = _grading(src, metrics, checkout, alignment or "position", columns[0])
+    metric, grader, refs = _grading(src, metrics, checkouts, alignment or "position", columns[0])
     return Task(
         id=src.id,
         name=src.id,
@@ -136,7 +154,7 @@ def _task(src: TaskSource, work: Path, metrics: dict, checkout: Path | None, ali
     )
 
 
-def _grading(src: TaskSource, metrics: dict, checkout: Path | None, align: str, id_column: str):
+def _grading(src: TaskSource, metrics: dict, checkouts: _Checkouts, align: str, id_column: str):
     """``(metric, grader or None, reference scores)`` of ``src`` (see the module docstring)."""
     if src.id in metrics:
         return get_metric(metrics[src.id]), None, {}
@@ -152,6 +170,9 @@ def _grading(src: TaskSource, metrics: dict, checkout: Path | None, align: str, 
         )
         metric = _named_metric(guess, higher, title)
         return metric, DSBenchScript(src.eval_script, src.answers, src.id, align, id_column), refs
+    if src.layout == "mle-bench" and (checkouts.mlebench is not None or src.id in MLEBENCH_RULES):
+        return _mlebench_grading(src, checkouts.mlebench)
+    checkout = checkouts.mledojo
     if checkout is not None and src.layout in ("mle-dojo", "mle-bench"):
         grader = MLEDojoMetric(checkout, src.id, src.answers)
         title = f"MLE-Dojo's {type(grader.metric).__name__}"
@@ -165,6 +186,27 @@ def _grading(src: TaskSource, metrics: dict, checkout: Path | None, align: str, 
         return get_metric(name_file.read_text().strip()), None, {}
     why = f"{entry.reason}" if entry is not None else "not an MLE-Dojo competition known to wmrl's registry"
     raise ValueError(f"not gradable: {why}; pass metrics={{{src.id!r}: NAME}} or an MLE-Dojo checkout")
+
+
+def _mlebench_grading(src: TaskSource, checkout: Path | None):
+    """An MLE-bench competition graded by mle-bench's grade function (a checkout's, else wmrl's copy
+    of its rules); the direction is the rules' where known, else the leaderboard's order."""
+    rule = MLEBENCH_RULES.get(src.id)
+    if checkout is not None:
+        grader = MLEBenchCheckout(checkout, src.id, src.answers)
+        higher = rule.higher_is_better if rule else _board_direction(src)
+        title = f"mle-bench's {src.id} grade function (score rounded to 5 places)"
+        return _named_metric(rule.metric if rule else None, higher, title), grader, {}
+    title = f"mle-bench's {src.id} grade.py rules (score rounded to 5 places)"
+    return _named_metric(rule.metric, rule.higher_is_better, title), MLEBenchRules(src.id, src.answers), {}
+
+
+def _board_direction(src: TaskSource) -> bool:
+    """Higher is better unless the leaderboard's first score is below its last (mle-bench's rule)."""
+    if not src.boards:
+        return True
+    scores = pd.read_csv(src.boards[0], usecols=["score"])["score"].dropna()
+    return not (len(scores) > 1 and scores.iloc[0] < scores.iloc[-1])
 
 
 def _named_metric(guess: str | None, higher: bool, title: str) -> Metric:

@@ -28,11 +28,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pandas as pd
 
+from wmrl_envs.mle.checkouts import CheckoutRule
 from wmrl_envs.mle.grading import InvalidSubmission
 from wmrl_envs.mle.registry import RegistryEntry
 
@@ -120,8 +120,10 @@ class DSBenchScript:
         return by_id.loc[ids].to_csv(index=False).encode()
 
 
-_import_lock = threading.Lock()
-_CHECKOUT_LAYOUT = ("mledojo/competitions", "mledojo/metrics/base.py")
+MLEDOJO_CHECKOUT = CheckoutRule(
+    "MLE-Dojo", "MLEDOJO_HOME", ("mledojo/competitions", "mledojo/metrics/base.py"), "mledojo",
+    "github.com/MLE-Dojo/MLE-Dojo",
+)
 
 
 def checkout_root(explicit: str | os.PathLike | None) -> Path | None:
@@ -129,18 +131,7 @@ def checkout_root(explicit: str | os.PathLike | None) -> Path | None:
 
     Only a named folder counts, and only if it has a checkout's layout: an importable ``mledojo``
     (a stray folder in the working directory, say) is never taken for one."""
-    source = "the path given" if explicit else "$MLEDOJO_HOME"
-    where = explicit or os.environ.get("MLEDOJO_HOME")
-    if not where:
-        return None
-    root = Path(where).expanduser()
-    missing = [p for p in _CHECKOUT_LAYOUT if not (root / p).exists()]
-    if missing:
-        raise ValueError(
-            f"{source} ({root}) is not an MLE-Dojo checkout: no {', '.join(missing)} in it; "
-            "name the folder that holds mledojo/ (a clone of github.com/MLE-Dojo/MLE-Dojo)"
-        )
-    return root
+    return MLEDOJO_CHECKOUT.root(explicit)
 
 
 class MLEDojoMetric:
@@ -164,21 +155,11 @@ class MLEDojoMetric:
 
         The checkout is on ``sys.path`` only while it is imported, and its modules are dropped
         afterwards, so that another checkout (or none) is what the next task sees."""
-        with _import_lock:
-            saved = {k: v for k, v in sys.modules.items() if k == "mledojo" or k.startswith("mledojo.")}
-            for k in saved:
-                del sys.modules[k]
-            sys.path.insert(0, str(root))
-            try:
-                base = importlib.import_module("mledojo.metrics.base")
-                spec = importlib.util.spec_from_file_location(f"wmrl_mledojo_metric_{name}", path)
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-            finally:
-                sys.path.remove(str(root))
-                for k in [k for k in sys.modules if k == "mledojo" or k.startswith("mledojo.")]:
-                    del sys.modules[k]
-                sys.modules.update(saved)
+        with MLEDOJO_CHECKOUT.imported(root):
+            base = importlib.import_module("mledojo.metrics.base")
+            spec = importlib.util.spec_from_file_location(f"wmrl_mledojo_metric_{name}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
         classes = [
             c
             for c in vars(module).values()

@@ -72,6 +72,7 @@ def load_suite(
     mledojo: str | Path | None = None,
     alignment: str | None = None,
     size: int | None = None,
+    mlebench: str | Path | None = None,
 ) -> Suite:
     """The tasks of ``suite`` (embedded name or data path), in id order, ready to run.
 
@@ -86,6 +87,9 @@ def load_suite(
         progress: show a progress bar while building.
         mledojo: an MLE-Dojo checkout whose metric classes grade MLE-Dojo tasks (default:
             ``$MLEDOJO_HOME``; an importable ``mledojo`` is never used).
+        mlebench: an mle-bench checkout whose grade functions grade MLE-bench folders (default:
+            ``$MLEBENCH_HOME``; an importable ``mlebench`` is never used). Without one, wmrl's copy
+            of mle-bench's rules grades the competitions it covers (``mlebench_rules.py``).
         alignment: DSBench folders: ``"position"`` (DSBench's own row comparison, the default) or
             ``"id"`` (submission rows matched to answers by id first).
         size: embedded suites: build each task from up to this many source rows (train + test)
@@ -104,7 +108,8 @@ def load_suite(
         raise ValueError(f"suite must be one of {list(SUITES)} or an existing folder, got {suite!r}")
     work = Path(root or cache_dir() / "mle") / "external" / hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
     tasks, problems = load_external(
-        path, work, task_ids=task_ids, metrics=metrics, mledojo=mledojo, alignment=alignment
+        path, work, task_ids=task_ids, metrics=metrics, mledojo=mledojo, alignment=alignment,
+        mlebench=mlebench,
     )
     if not tasks:
         why = "; ".join(f"{k}: {v}" for k, v in problems.items())

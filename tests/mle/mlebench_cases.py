@@ -1,0 +1,265 @@
+"""Synthetic MLE-bench competitions and edge-case submissions for the mle-bench differential test.
+
+For each competition of :data:`COMPS`, :func:`build` writes a prepared folder in mle-bench's layout
+and file names (``<id>/prepared/public/<sample>``, ``<id>/prepared/private/<answers>``, the
+``config.yaml`` naming both), with the columns mle-bench's ``prepare.py`` writes; :func:`cases`
+gives the edge-case submissions (:data:`CASES`) as CSV bytes. Everything is seeded by the
+competition's id. This module imports nothing from wmrl, so that the expected verdicts in
+``data/mlebench_differential.json`` could be computed once, outside this repository, by
+mle-bench's own grade functions (783b15a) on exactly these files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+N = 24  # answer rows
+
+CASES = (
+    "perfect",
+    "noisy",
+    "shuffled",
+    "permuted_columns",
+    "extra_column",
+    "missing_column",
+    "missing_id",
+    "renamed_id",
+    "duplicate_id",
+    "unknown_id",
+    "extra_row",
+    "missing_row",
+    "float_ids",
+    "nan",
+    "text_in_prediction",
+    "continuous",
+    "hard_labels",
+    "unnormalised",
+    "out_of_range",
+    "negative",
+)
+
+
+@dataclass(frozen=True)
+class Comp:
+    """One competition: its id column, prediction columns and what the answers hold.
+
+    ``kind``: ``proba`` (0/1 answers, probabilities submitted), ``label`` (classes both sides),
+    ``value`` (positive numbers), ``onehot`` (one-hot answers, row probabilities submitted),
+    ``multilabel`` (0/1 per column, probabilities per column)."""
+
+    id_column: str
+    columns: tuple[str, ...]
+    kind: str
+    ids: str  # "int" | a format with {i} and {h} (a hex digest)
+    answers: str = "test.csv"
+    sample: str = "sample_submission.csv"
+    classes: tuple = (0, 1)
+    sample_extra: tuple[str, ...] = ()  # columns of the sample beyond id and predictions
+    answer_extra: tuple[str, ...] = ()  # columns only the answers have
+
+
+RANZCR = (
+    "ETT - Abnormal", "ETT - Borderline", "ETT - Normal", "NGT - Abnormal", "NGT - Borderline",
+    "NGT - Incompletely Imaged", "NGT - Normal", "CVC - Abnormal", "CVC - Borderline",
+    "CVC - Normal", "Swan Ganz Catheter Present",
+)
+JIGSAW = ("toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate")
+
+COMPS: dict[str, Comp] = {
+    "aerial-cactus-identification": Comp("id", ("has_cactus",), "proba", "{h}.jpg"),
+    "detecting-insults-in-social-commentary": Comp(
+        "Comment", ("Insult",), "proba", '"you, {h} {i}"', sample="sample_submission_null.csv",
+        sample_extra=("Date",),
+    ),
+    "histopathologic-cancer-detection": Comp("id", ("label",), "proba", "{h}", answers="answers.csv"),
+    "mlsp-2013-birds": Comp("Id", ("Probability",), "proba", "int", answers="answers.csv"),
+    "random-acts-of-pizza": Comp("request_id", ("requester_received_pizza",), "proba", "t3_{h}", sample="sampleSubmission.csv"),
+    "siim-isic-melanoma-classification": Comp("image_name", ("target",), "proba", "ISIC_{i:07d}"),
+    "tabular-playground-series-may-2022": Comp("id", ("target",), "proba", "int"),
+    "the-icml-2013-whale-challenge-right-whale-redux": Comp(
+        "clip", ("probability",), "proba", "20090404_000000_{i}s_Test{i}.aif", sample="sampleSubmission.csv"
+    ),
+    "spaceship-titanic": Comp("PassengerId", ("Transported",), "label", "{i:04d}_01", classes=(False, True)),
+    "tabular-playground-series-dec-2021": Comp("Id", ("Cover_Type",), "label", "int", classes=(1, 2, 3, 7)),
+    "new-york-city-taxi-fare-prediction": Comp("key", ("fare_amount",), "value", "2015-01-27 13:08:{i:02d}.0000002"),
+    "dogs-vs-cats-redux-kernels-edition": Comp("id", ("label",), "proba", "int", answers="answers.csv"),
+    "spooky-author-identification": Comp("id", ("EAP", "HPL", "MWS"), "onehot", "id{i:05d}"),
+    "nomad2018-predict-transparent-conductors": Comp("id", ("formation_energy_ev_natom", "bandgap_energy_ev"), "value", "int"),
+    "aptos2019-blindness-detection": Comp("id_code", ("diagnosis",), "label", "{h}", classes=(0, 1, 2, 3, 4)),
+    "plant-pathology-2020-fgvc7": Comp("image_id", ("healthy", "multiple_diseases", "rust", "scab"), "onehot", "Test_{i}"),
+    "jigsaw-toxic-comment-classification-challenge": Comp("id", JIGSAW, "multilabel", "{h}"),
+    "ranzcr-clip-catheter-line-classification": Comp(
+        "StudyInstanceUID", RANZCR, "multilabel", "1.2.826.0.1.3680043.8.498.{i}", answer_extra=("PatientID",)
+    ),
+}
+
+
+def _rng(name: str, salt: str = "") -> np.random.Generator:
+    return np.random.default_rng(int(hashlib.sha256((name + salt).encode()).hexdigest()[:8], 16))
+
+
+def _ids(name: str, comp: Comp) -> list:
+    if comp.ids == "int":
+        return [int(x) for x in 1000 + 7 * np.arange(N)]
+    return [comp.ids.format(i=i, h=hashlib.sha256(f"{name}{i}".encode()).hexdigest()[:12]) for i in range(N)]
+
+
+def answers(name: str) -> pd.DataFrame:
+    """The answers file: id, the prediction columns (and the answers-only columns)."""
+    comp, rng = COMPS[name], _rng(name)
+    out: dict = {comp.id_column: _ids(name, comp)}
+    if comp.kind == "proba":
+        out[comp.columns[0]] = np.arange(N) % 2
+    elif comp.kind == "label":
+        out[comp.columns[0]] = [comp.classes[i % len(comp.classes)] for i in range(N)]
+    elif comp.kind == "value":
+        for c in comp.columns:
+            out[c] = rng.uniform(0.5, 30.0, N).round(4)
+    elif comp.kind == "onehot":
+        hot = np.arange(N) % len(comp.columns)
+        for j, c in enumerate(comp.columns):
+            out[c] = (hot == j).astype(int)
+    else:  # multilabel: both classes in every column; jigsaw's unscored rows are -1 everywhere
+        for j, c in enumerate(comp.columns):
+            out[c] = ((np.arange(N) + j) % 3 == 0).astype(int)
+        if name.startswith("jigsaw"):
+            for c in comp.columns:
+                out[c][:3] = -1
+    for c in comp.sample_extra:
+        out[c] = [f"2012{i:04d}Z" for i in range(N)]
+    for c in comp.answer_extra:
+        out[c] = [f"ec{i % 5}" for i in range(N)]
+    frame = pd.DataFrame(out)
+    if comp.sample_extra:  # detecting-insults: Insult, Date, Comment
+        frame = frame[[*comp.columns, *comp.sample_extra, comp.id_column]]
+    return frame
+
+
+def sample(name: str) -> pd.DataFrame:
+    comp, ans = COMPS[name], answers(name)
+    columns = [c for c in ans.columns if c not in comp.answer_extra]
+    out = ans[columns].copy()
+    for c in comp.columns:
+        out[c] = comp.classes[0] if comp.kind == "label" else 0
+    return out
+
+
+def _predictions(name: str, noise: bool) -> pd.DataFrame:
+    """A submission: the answers, or a noisy guess at them, in the sample's columns."""
+    comp, ans, rng = COMPS[name], answers(name), _rng(name, "noise")
+    sub = sample(name)
+    for c in comp.columns:
+        truth = ans[c].to_numpy()
+        if comp.kind == "proba" or comp.kind == "multilabel":
+            p = np.clip(truth, 0, 1).astype(float)
+            sub[c] = (np.abs(p - rng.uniform(0, 0.45, N)) if noise else p).round(6)
+        elif comp.kind == "label":
+            flip = rng.random(N) < 0.3
+            sub[c] = [comp.classes[(comp.classes.index(t) + 1) % len(comp.classes)] if f and noise else t for t, f in zip(truth, flip)]
+        elif comp.kind == "value":
+            sub[c] = (truth * rng.uniform(0.8, 1.2, N)).round(4) if noise else truth
+    if comp.kind == "onehot":
+        truth = ans[list(comp.columns)].to_numpy(dtype=float)
+        p = truth + (rng.uniform(0.05, 0.6, truth.shape) if noise else 0.0)
+        p = (p / p.sum(axis=1, keepdims=True)).round(6)
+        p[:, -1] = (1.0 - p[:, :-1].sum(axis=1)).round(6)
+        for j, c in enumerate(comp.columns):
+            sub[c] = p[:, j]
+    return sub
+
+
+def _csv(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode()
+
+
+def _first_value_cell(sub: pd.DataFrame, comp: Comp, value) -> pd.DataFrame:
+    out = sub.astype({comp.columns[0]: object})
+    out.loc[out.index[2], comp.columns[0]] = value
+    return out
+
+
+def cases(name: str) -> dict[str, bytes]:
+    """Every case of :data:`CASES` for competition ``name``, as CSV bytes."""
+    comp = COMPS[name]
+    good, noisy = _predictions(name, False), _predictions(name, True)
+    idc, cols = comp.id_column, list(comp.columns)
+    rng = _rng(name, "cases")
+    out: dict[str, pd.DataFrame | bytes] = {"perfect": good, "noisy": noisy}
+    out["shuffled"] = noisy.iloc[rng.permutation(N)]
+    rest = [c for c in noisy.columns if c != idc]
+    out["permuted_columns"] = noisy[[*rest[::-1], idc]]
+    out["extra_column"] = noisy.assign(extra=1.0)
+    out["missing_column"] = noisy.drop(columns=[cols[0]])
+    out["missing_id"] = noisy.drop(columns=[idc])
+    out["renamed_id"] = noisy.rename(columns={idc: "ID_"})
+    dup = noisy.copy()
+    dup.loc[dup.index[1], idc] = dup.loc[dup.index[0], idc]
+    out["duplicate_id"] = dup
+    unknown = noisy.astype({idc: object})
+    unknown.loc[unknown.index[0], idc] = 999999 if comp.ids == "int" else "unknown-id"
+    out["unknown_id"] = unknown
+    extra = noisy.iloc[[-1]].astype({idc: object})
+    extra[idc] = 999999 if comp.ids == "int" else "extra-id"
+    out["extra_row"] = pd.concat([noisy, extra], ignore_index=True)
+    out["missing_row"] = noisy.iloc[:-1]
+    floats = noisy.copy()
+    floats[idc] = [f"{v}.0" for v in floats[idc]]
+    out["float_ids"] = floats
+    out["nan"] = _first_value_cell(noisy, comp, np.nan)
+    out["text_in_prediction"] = _first_value_cell(noisy, comp, "abc")
+    cont = noisy.copy()
+    if comp.kind == "label":
+        cont[cols[0]] = rng.uniform(0, 4, N).round(3)
+    else:
+        for c in cols:
+            cont[c] = (cont[c] * 0.97 + 0.01).round(6)
+    out["continuous"] = cont
+    hard = noisy.copy()
+    for c in cols:
+        if comp.kind != "label":
+            hard[c] = (hard[c] >= hard[c].median()).astype(int)
+    out["hard_labels"] = hard
+    scaled = noisy.copy()
+    for c in cols:
+        if comp.kind != "label":
+            scaled[c] = (scaled[c] * 0.5).round(6)
+    out["unnormalised"] = scaled
+    high = noisy.copy()
+    for c in cols[:1]:
+        high[c] = high[c] + 1 if comp.kind != "label" else 9
+    out["out_of_range"] = high
+    neg = noisy.copy()
+    for c in cols[:1]:
+        neg[c] = -neg[c] if comp.kind != "label" else -1
+    out["negative"] = neg
+    assert set(out) == set(CASES)
+    return {k: _csv(v) for k, v in out.items()}
+
+
+def build(root: Path, names: list[str] | None = None) -> Path:
+    """Prepared mle-bench folders for ``names`` (default: all) under ``root``. Returns ``root``."""
+    root = Path(root)
+    for name in names or COMPS:
+        comp = COMPS[name]
+        public, private = root / name / "prepared" / "public", root / name / "prepared" / "private"
+        public.mkdir(parents=True, exist_ok=True)
+        private.mkdir(parents=True, exist_ok=True)
+        sample(name).to_csv(public / comp.sample, index=False)
+        answers(name).to_csv(private / comp.answers, index=False)
+        (public / "description.md").write_text(f"# {name}\n\nSynthetic copy for the differential test.\n")
+        config = {
+            "id": name,
+            "dataset": {
+                "answers": f"{name}/prepared/private/{comp.answers}",
+                "sample_submission": f"{name}/prepared/public/{comp.sample}",
+            },
+            "grader": {"grade_fn": f"mlebench.competitions.{name}.grade:grade"},
+        }
+        (root / name / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return root

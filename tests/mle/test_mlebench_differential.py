@@ -1,0 +1,65 @@
+"""Differential test: MLE-bench folders as wmrl grades them against mle-bench's own grade functions.
+
+``data/mlebench_differential.json`` holds what mle-bench (783b15a) answered for every edge case of
+``mlebench_cases.py`` on every competition there: ``ok`` with the score its ``Grader`` reports
+(rounded to 5 places), ``invalid`` (no score) with the first line of the error, or ``nan`` (a NaN
+score, which no medal or median compares with; wmrl refuses it). It was computed once, outside
+this repository, by importing ``mlebench.grade_helpers.Grader`` from an mle-bench checkout in a
+throwaway virtual environment with the same pandas, scikit-learn and numpy as this one; no
+mle-bench code is here. This test grades the same files as the env does (``Task.grade``: wmrl's
+submission checks, then the grader) and compares: verdicts must match, scores within 1e-9.
+
+Disagreements still open would be listed in ``data/mlebench_differential_known.json`` (none are).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from . import mlebench_cases as C
+from .differential import check_known, load, wmrl_verdicts
+
+EXPECTED, KNOWN = load("mlebench_differential")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict[str, dict[str, dict]]:
+    """wmrl's verdict on every case: ``{comp: {case: {"verdict", "score" | "reason"}}}``."""
+    root = C.build(tmp_path_factory.mktemp("mlebench"), list(EXPECTED["competitions"]))
+    cases = {name: C.cases(name) for name in EXPECTED["competitions"]}
+    return wmrl_verdicts(root, tmp_path_factory.mktemp("work"), cases)
+
+
+def test_every_competition_and_case_was_run_by_mlebench():
+    assert set(EXPECTED["competitions"]) == set(C.COMPS)
+    for name, cases in EXPECTED["competitions"].items():
+        assert set(cases) == set(C.CASES), name
+
+
+def test_wmrl_agrees_with_mlebench_except_the_known_differences(results):
+    check_known(EXPECTED["competitions"], results, KNOWN, "mle-bench")
+
+
+def test_scores_are_reported_as_mlebench_rounds_them(results):
+    """mle-bench reports 5 decimal places; so does wmrl for an MLE-bench folder."""
+    scores = [r["score"] for cases in results.values() for r in cases.values() if r["verdict"] == "ok"]
+    assert scores and all(s == round(s, 5) for s in scores)
+
+
+def test_a_submission_mlebench_cannot_score_is_never_scored(results):
+    scored = [
+        f"{name}/{case}"
+        for name, cases in EXPECTED["competitions"].items()
+        for case, want in cases.items()
+        if want["verdict"] != "ok" and results[name][case]["verdict"] == "ok" and f"{name}/{case}" not in KNOWN
+    ]
+    assert not scored
+
+
+def test_wmrl_tasks_says_mlebench_rules_grade_the_covered_competitions(tmp_path, capsys):
+    from wmrl_envs.cli import main
+
+    root = C.build(tmp_path / "suite", ["spaceship-titanic"])
+    assert main(["tasks", "--suite", str(root)]) == 0
+    line = next(row for row in capsys.readouterr().out.splitlines() if row.startswith("spaceship-titanic"))
+    assert "graded by mle-bench's rules (wmrl's copy of its grade.py), benchmark-exact" in line

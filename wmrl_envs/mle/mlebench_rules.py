@@ -1,0 +1,258 @@
+"""mle-bench's grading rules, competition by competition, without an mle-bench checkout.
+
+mle-bench (github.com/openai/mle-bench, checked at 783b15a) grades a submission with the
+competition's ``grade(submission, answers)`` (``mlebench/competitions/<id>/grade.py``), both frames
+read by ``pd.read_csv(float_precision="round_trip")``; any exception it raises means "no score"
+(``None``), and a score is reported rounded to 5 places (``Grader.__call__``). Each competition
+checks and aligns differently, and those differences decide verdicts, so every rule below does
+what that competition's ``grade.py`` does, in its order, with the same pandas and scikit-learn
+calls: rows aligned by sorting on the id (most), by position (nomad2018), by a sorted index
+(jigsaw), prediction columns read by name or in file order (spooky, jigsaw), which columns,
+lengths, ranges and row sums are refused. Written here from reading those files (nothing copied).
+
+:data:`RULES` maps a competition id to its :class:`Rule`; ``tests/mle/test_mlebench_differential.py``
+compares every rule with mle-bench's own grade functions on edge cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn import metrics as skm
+
+ROUND_DIGITS = 5  # mle-bench's Grader rounds every score to 5 places
+
+
+class Refused(Exception):
+    """What mle-bench raises as ``InvalidSubmissionError``: the submission cannot be graded."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One competition's grade function and how its score reads."""
+
+    grade: Callable[[pd.DataFrame, pd.DataFrame], float]
+    metric: str  # the wmrl metric the score is (shown to the agent; never used to grade)
+    higher_is_better: bool
+
+
+def _need(frame: pd.DataFrame, column: str, what: str = "Submission") -> None:
+    if column not in frame.columns:
+        raise Refused(f"{what} must have a `{column}` column")
+
+
+def _sorted_ids_match(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both frames sorted on ``id_col``; refused unless the sorted ids are equal position by position."""
+    sub, ans = sub.sort_values(id_col), ans.sort_values(id_col)
+    if (sub[id_col].values != ans[id_col].values).any():
+        raise Refused(f"Submission and answers should have the same {id_col} values")
+    return sub, ans
+
+
+def _auroc_inputs(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str) -> tuple[np.ndarray, np.ndarray]:
+    """mle-bench's ``prepare_for_auroc_metric``: columns, row count, numeric, within [0, 1], ids."""
+    assert id_col in ans.columns and target in ans.columns, f"answers need {id_col} and {target}"
+    _need(sub, id_col)
+    _need(sub, target)
+    if len(sub) != len(ans):
+        raise Refused("Submission and answers should have the same number of rows")
+    try:
+        pd.to_numeric(sub[target])
+    except ValueError:
+        raise Refused(f"Expected {target} column to be numeric, got {sub[target].dtype} instead") from None
+    if sub[target].min() < 0 or sub[target].max() > 1:
+        raise Refused(f"Submission {target} column should contain probabilities between 0 and 1 inclusive")
+    sub, ans = _sorted_ids_match(sub, ans, id_col)
+    return ans[target].to_numpy(), sub[target].to_numpy()
+
+
+def auroc(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame], float]:
+    def grade(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+        y_true, y_score = _auroc_inputs(sub, ans, id_col, target)
+        return skm.roc_auc_score(y_true=y_true, y_score=y_score)
+
+    return grade
+
+
+def accuracy(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame], float]:
+    """mle-bench's ``prepare_for_accuracy_metric`` then ``accuracy_score``."""
+
+    def grade(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+        assert target in ans.columns and id_col in ans.columns, f"answers need {id_col} and {target}"
+        if len(sub) != len(ans):
+            raise Refused("Submission must have the same length as the answers.")
+        _need(sub, target)
+        _need(sub, id_col)
+        sub, ans = _sorted_ids_match(sub, ans, id_col)
+        return skm.accuracy_score(y_true=ans[target].to_numpy(), y_pred=sub[target].to_numpy())
+
+    return grade
+
+
+def taxi_rmse(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Sorted on ``key`` with no id or row check: rows are then compared by position."""
+    _need(sub, "fare_amount")
+    _need(sub, "key")
+    sub, ans = sub.sort_values("key"), ans.sort_values("key")
+    return skm.root_mean_squared_error(ans["fare_amount"], sub["fare_amount"])
+
+
+def dogs_vs_cats(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    _need(sub, "id")
+    _need(sub, "label")
+    if set(sub["id"]) != set(ans["id"]):
+        raise Refused("Submission and answers have different id's")
+    if len(sub) != len(ans):
+        raise Refused("Submission and answers have different lengths")
+    if not ((sub["label"] >= 0) & (sub["label"] <= 1)).all():
+        raise Refused("All values in submission `label` column must be between 0 and 1.")
+    sub, ans = sub.sort_values("id"), ans.sort_values("id")
+    return skm.log_loss(y_true=ans["label"], y_pred=sub["label"])
+
+
+def _one_hot_log_loss(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str) -> float:
+    """mle-bench's ``one_hot_dfs_to_log_loss_inputs`` (no softmax) then ``log_loss``: the answers'
+    columns, in the answers' order, rows sorted on the id; the ids must then match exactly."""
+    missing = set(ans.columns) - set(sub.columns)
+    if missing:
+        raise Refused(f"The submission is missing some columns required by the answers: {missing}")
+    _need(sub, id_col)
+    kept = sub[[c for c in ans.columns if c in set(sub.columns)]]
+    kept = kept.sort_values(by=id_col).reset_index(drop=True)
+    ans = ans.sort_values(by=id_col).reset_index(drop=True)
+    assert kept[id_col].tolist() == ans[id_col].tolist(), f"Mismatch in {id_col}s between submission and answers"
+    assert list(kept.columns) == list(ans.columns), "Column order mismatch after filtering and sorting"
+    y_true = ans.drop(columns=[id_col]).to_numpy()
+    y_pred = kept.drop(columns=[id_col]).to_numpy()
+    return skm.log_loss(y_true=y_true, y_pred=y_pred)
+
+
+SPOOKY_CLASSES = ("EAP", "HPL", "MWS")
+
+
+def spooky(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Shape first, then row sums and ranges over every column after the first, whatever its name."""
+    if sub.shape != (len(ans), len(SPOOKY_CLASSES) + 1):
+        raise Refused(f"Submission shape {sub.shape} does not match answers shape {ans.shape}.")
+    probs = sub.iloc[:, 1:]
+    if not np.all(np.isclose(probs.sum(axis=1), 1, atol=1e-6)):
+        raise Refused("Each row in submission should sum to one, as probabilities.")
+    if not ((probs >= 0) & (probs <= 1)).all().all():
+        raise Refused("All probabilities in submission DataFrame must be between 0 and 1.")
+    return _one_hot_log_loss(sub, ans, "id")
+
+
+NOMAD_TARGETS = ("formation_energy_ev_natom", "bandgap_energy_ev")
+
+
+def nomad(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Mean of the two RMSLEs, rows compared by position (no id is read)."""
+    for c in NOMAD_TARGETS:
+        assert c in ans.columns, f"answers need {c}"
+    for c in NOMAD_TARGETS:
+        if c not in sub.columns:
+            raise Refused(f"Expected '{c}' column in submission")
+    if len(sub) != len(ans):
+        raise Refused(f"Expected {len(ans)} rows in submission, got {len(sub)}")
+    a, b = NOMAD_TARGETS
+    return (
+        skm.root_mean_squared_log_error(ans[a], sub[a]) + skm.root_mean_squared_log_error(ans[b], sub[b])
+    ) / 2
+
+
+def aptos(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Quadratic kappa; the ids are compared as sets (no row count check)."""
+    _need(sub, "diagnosis")
+    if sub.empty:
+        raise Refused("Submission DataFrame should not be empty")
+    if set(sub["id_code"]) != set(ans["id_code"]):
+        raise Refused("Submission must have the same id_codes as answers")
+    sub, ans = sub.sort_values(by="id_code"), ans.sort_values(by="id_code")
+    return skm.cohen_kappa_score(sub["diagnosis"].values, ans["diagnosis"].values, weights="quadratic")
+
+
+PLANT_CLASSES = ("healthy", "multiple_diseases", "rust", "scab")
+
+
+def plant_pathology(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Mean column AUC; exactly the id and the four class columns, ids equal once sorted."""
+    expected = {"image_id", *PLANT_CLASSES}
+    assert set(ans.columns) == expected, f"answers need exactly {sorted(expected)}"
+    if len(sub) != len(ans):
+        raise Refused(f"Expected submission to have {len(ans)} rows but got {len(sub)}")
+    if set(sub.columns) != expected:
+        raise Refused(f"Expected submission to have columns {sorted(expected)} but got {list(sub.columns)}")
+    sub = sub.sort_values(by="image_id").reset_index(drop=True)
+    ans = ans.sort_values(by="image_id").reset_index(drop=True)
+    if not all(sub["image_id"] == ans["image_id"]):
+        raise Refused("Submission and answers DataFrames must have matching 'image_id' columns.")
+    return np.mean([skm.roc_auc_score(y_true=ans[c], y_score=sub[c]) for c in PLANT_CLASSES])
+
+
+JIGSAW_CLASSES = ["toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate"]
+
+
+def jigsaw(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Macro AUC over every non-id column *in file order* (mle-bench does not select the classes),
+    rows matched by sorting each file on its id index; answer rows of -1 are skipped."""
+    _need(sub, "id")
+    missing = set(JIGSAW_CLASSES) - set(sub.columns)
+    if missing:
+        raise Refused(f"Submission is missing the following columns: {missing}")
+    assert "id" in ans.columns and set(JIGSAW_CLASSES) <= set(ans.columns), "answers need id and the classes"
+    assert len(sub) == len(ans), "Submission and answers have different lengths"
+    sub, ans = sub.set_index("id").sort_index(), ans.set_index("id").sort_index()
+    keep = ans[JIGSAW_CLASSES].sum(axis=1) >= 0
+    ans, sub = ans[keep], sub[keep]
+    return skm.roc_auc_score(y_true=ans.to_numpy(), y_score=sub.to_numpy(), average="macro")
+
+
+RANZCR_CLASSES = (
+    "ETT - Abnormal",
+    "ETT - Borderline",
+    "ETT - Normal",
+    "NGT - Abnormal",
+    "NGT - Borderline",
+    "NGT - Incompletely Imaged",
+    "NGT - Normal",
+    "CVC - Abnormal",
+    "CVC - Borderline",
+)  # mle-bench scores these nine of the eleven label columns
+
+
+def ranzcr(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    for c in RANZCR_CLASSES:
+        assert c in ans.columns, f"answers need {c}"
+        if c not in sub.columns:
+            raise Refused(f"Class {c} is not in the submission.")
+    assert len(sub) == len(ans), f"Expected {len(ans)} rows in submission, got {len(sub)}."
+    scores = []
+    for c in RANZCR_CLASSES:
+        y_true, y_score = _auroc_inputs(sub, ans, "StudyInstanceUID", c)
+        scores.append(skm.roc_auc_score(y_true, y_score))
+    return np.average(scores)
+
+
+RULES: dict[str, Rule] = {
+    "aerial-cactus-identification": Rule(auroc("id", "has_cactus"), "roc_auc", True),
+    "detecting-insults-in-social-commentary": Rule(auroc("Comment", "Insult"), "roc_auc", True),
+    "histopathologic-cancer-detection": Rule(auroc("id", "label"), "roc_auc", True),
+    "mlsp-2013-birds": Rule(auroc("Id", "Probability"), "roc_auc", True),
+    "random-acts-of-pizza": Rule(auroc("request_id", "requester_received_pizza"), "roc_auc", True),
+    "siim-isic-melanoma-classification": Rule(auroc("image_name", "target"), "roc_auc", True),
+    "tabular-playground-series-may-2022": Rule(auroc("id", "target"), "roc_auc", True),
+    "the-icml-2013-whale-challenge-right-whale-redux": Rule(auroc("clip", "probability"), "roc_auc", True),
+    "spaceship-titanic": Rule(accuracy("PassengerId", "Transported"), "accuracy", True),
+    "tabular-playground-series-dec-2021": Rule(accuracy("Id", "Cover_Type"), "accuracy", True),
+    "new-york-city-taxi-fare-prediction": Rule(taxi_rmse, "rmse", False),
+    "dogs-vs-cats-redux-kernels-edition": Rule(dogs_vs_cats, "log_loss", False),
+    "spooky-author-identification": Rule(spooky, "log_loss", False),
+    "nomad2018-predict-transparent-conductors": Rule(nomad, "rmsle", False),
+    "aptos2019-blindness-detection": Rule(aptos, "qwk", True),
+    "plant-pathology-2020-fgvc7": Rule(plant_pathology, "roc_auc", True),
+    "jigsaw-toxic-comment-classification-challenge": Rule(jigsaw, "roc_auc", True),
+    "ranzcr-clip-catheter-line-classification": Rule(ranzcr, "roc_auc", True),
+}
