@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from wmrl_envs.mle.graders import RegistryScore, checkout_root
 from wmrl_envs.mle.suites import load_suite
 
 from . import real_layouts as R
+from .stray import stray_package
 
 COMP = "spaceship-titanic"
 
@@ -17,15 +16,7 @@ COMP = "spaceship-titanic"
 @pytest.fixture
 def stray(tmp_path, monkeypatch):
     """The cwd holds an importable folder named ``mledojo`` (not a checkout), also on sys.path."""
-    pkg = tmp_path / "cwd" / "mledojo"
-    (pkg / "competitions").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    monkeypatch.chdir(pkg.parent)
-    monkeypatch.syspath_prepend(str(pkg.parent))
-    monkeypatch.delenv("MLEDOJO_HOME", raising=False)
-    for name in [m for m in sys.modules if m == "mledojo" or m.startswith("mledojo.")]:
-        monkeypatch.delitem(sys.modules, name)
-    return pkg
+    return stray_package(tmp_path, monkeypatch, "mledojo", "MLEDOJO_HOME")
 
 
 def test_a_stray_mledojo_folder_is_no_checkout(stray):

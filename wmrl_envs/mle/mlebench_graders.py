@@ -121,7 +121,10 @@ class MLEBenchCheckout:
             try:
                 module = importlib.import_module(module_name)
             except Exception as e:  # the checkout's code, or a package it needs, is missing
-                raise ValueError(f"the mle-bench checkout {root} cannot import {module_name}: {e}") from None
+                raise ValueError(
+                    f"the mle-bench checkout {root} cannot import {module_name}: {e}; install its "
+                    f"requirements (pip install -e {root}) or leave the checkout out to use wmrl's rules"
+                ) from None
         fn = getattr(module, fn_name, None)
         if not callable(fn):
             raise ValueError(f"{module_name} in the mle-bench checkout {root} has no function {fn_name}")
