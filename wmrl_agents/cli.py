@@ -29,15 +29,17 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
                    help=f"the policy to train: text envs {', '.join(AGENTS)} (default: composer; see the README for "
                    f"why); {LIBERO}: {', '.join(LIBERO_AGENTS)} (default: bc, the SFT policy) ")
     p.add_argument("--model", default=None, metavar="PATH", help="--agent llm: a local Hugging Face model folder")
-    p.add_argument("--max-new-tokens", type=int, default=512,
-                   help="--agent llm: most tokens per program (default: %(default)s)")
+    p.add_argument("--max-new-tokens", type=int, default=None,
+                   help="--agent llm: most tokens per program (default: 512 × --budget up to 1, at least 32; "
+                   "docs/llm.md says how the budget scales an LLM)")
     p.add_argument("--env", default="WMRL/MLEDojo-v0", help=f"the training env id: a text env, or {LIBERO}")
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS} (and {GUARD})")
     p.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
     p.add_argument("--eval-every", type=int, default=None,
                    help=f"updates between held-out evaluations (curve points; default: 10; {LIBERO}: 4)")
     p.add_argument("--eval-samples", type=int, default=None,
-                   help="sampled programs per held-out task for policies that cannot be enumerated (default: 2); "
+                   help="sampled programs per held-out task for policies that cannot be enumerated (default: 2; "
+                   "--agent llm: floor(2 × --budget) up to 2); "
                    f"{LIBERO}: sampled episodes per held-out init state besides the mean action (default: 0)")
     p.add_argument("--dsbench", action="store_true", help="also score every arm on WMRL/DSBench-v0 at the end")
     p.add_argument("--time-limit", type=float, default=20.0,
@@ -71,10 +73,11 @@ def _agent(args: argparse.Namespace):
     """``--agent`` of a text env (default: composer), with ``llm`` built from ``--model``."""
     if args.agent != "llm":
         return args.agent or "composer"
+    from wmrl_agents.compare_text import llm_budget
     from wmrl_agents.train import llm_agent
 
     root = None if args.out is None else f"{args.out}/llm-checkpoints"
-    return llm_agent(args.model, root, max_new_tokens=args.max_new_tokens)
+    return llm_agent(args.model, root, max_new_tokens=llm_budget(args.budget, args.max_new_tokens)[0])
 
 
 def _world(args: argparse.Namespace):
@@ -119,6 +122,10 @@ def _compare(args: argparse.Namespace) -> int:
         mixing = MixingConfig(anchor_rate=args.anchor_rate, adaptive=args.adaptive,
                               min_rate=args.min_rate, max_rate=args.max_rate)
         samples = args.eval_samples if args.eval_samples is not None else (2 if text else 0)
+        if text and args.agent == "llm":
+            from wmrl_agents.compare_text import llm_budget
+
+            samples = llm_budget(args.budget, args.max_new_tokens, args.eval_samples)[1]
         budget = Budget(**_budget_defaults(args, text), eval_samples=samples).scaled(args.budget)
         results = compare(budget=budget, arms=tuple(a.strip() for a in args.arms.split(",") if a.strip()),
                           seeds=args.seeds, out=args.out, progress=not args.quiet, mixing=mixing,
@@ -129,7 +136,7 @@ def _compare(args: argparse.Namespace) -> int:
     print(f"\n{per_task_table(results)}")
     score = "expected real-execution score" if text else "success from held-out init states"
     print(f"\nheld-out: {score}; [a, b]: 95% interval over seeds; Δ: paired difference to real;"
-          f" ratio: real's compute / the arm's; wall time {results['wall_s'] / 60:.1f} min")
+          f" ratio: real's compute / the arm's (none where an arm ran no program); wall time {results['wall_s'] / 60:.1f} min")
     z = results.get("warm_zygotes") or {}
     if z.get("runs"):
         print(f"warm sandbox: {z['zygotes']} zygote(s), {z['startup_cpu_s']:.1f} CPU-s of start-up and "

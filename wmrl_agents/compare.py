@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -124,6 +124,24 @@ class Study:
     mixing: MixingConfig | None
     out: Path | None
     progress: bool
+    untrained: dict = field(default_factory=dict)  # seed -> the held-out evaluation at update 0
+
+    def evaluate(self, policy: Any, seed: int, update: int) -> dict:
+        """The held-out evaluation of ``policy`` after ``update`` updates. Every arm of a seed
+        starts from the same policy, so update 0 is evaluated once per seed (kept in memory and
+        in ``out/seed<N>/untrained.json``) and shared: for an LLM that is one evaluation instead
+        of one per arm."""
+        if update != 0:
+            return self.world.evaluate(policy, seed, self.budget.eval_samples)
+        path = None if self.out is None else self.out / f"seed{seed}" / "untrained.json"
+        if seed not in self.untrained and path is not None and path.exists():
+            self.untrained[seed] = json.loads(path.read_text())
+        if seed not in self.untrained:
+            self.untrained[seed] = self.world.evaluate(policy, seed, self.budget.eval_samples)
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(self.untrained[seed]))
+        return self.untrained[seed]
 
 
 def _cost(totals: dict) -> dict:
@@ -194,7 +212,7 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
             history += trainer.train(c)
             if any(p["update"] == c for p in curve) or trainer.update_idx != c:
                 continue
-            ev = study.world.evaluate(policy, seed, study.budget.eval_samples)
+            ev = study.evaluate(policy, seed, c)
             point = {"update": c, **_cost(trainer.totals), "heldout": ev["expected"], "heldout_greedy": ev["greedy"]}
             curve.append(point)
             if curve_path is not None:
@@ -208,7 +226,7 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     if log_dir is not None:
         history = _read_jsonl(log_dir / "metrics.jsonl")
     evaluated_final = ev is not None and curve[-1]["update"] == trainer.update_idx  # the last checkpoint, just now
-    final = ev if evaluated_final else study.world.evaluate(policy, seed, study.budget.eval_samples)
+    final = ev if evaluated_final else study.evaluate(policy, seed, trainer.update_idx)
     result = {
         **_cost(trainer.totals),
         "train_wall_s": time.perf_counter() - t0,
@@ -306,15 +324,23 @@ def _mean_curve(per_seed: list[list[dict]]) -> dict:
 def summarize(runs: dict, arms: Sequence[str]) -> dict:
     """Per-arm means and intervals over seeds, paired differences to ``real``, the compute ratio
     (real's mean compute over the arm's: a ratio of means, stable when one seed draws few anchors),
-    mean curves, and the compute at which each arm's mean curve first reaches real's final score."""
+    mean curves, and the compute at which each arm's mean curve first reaches real's final score.
+
+    The ratio compares execution against prediction, so it needs programs that ran: where the arm
+    (over all seeds) or ``real`` ran none (every program refused unrun, say), ``compute_ratio`` is
+    None and ``ratio_note`` says which ("ran no program", "real ran no program"; else None)."""
     seeds = list(runs)
     summary = {}
+    real_ran = any(runs[s]["real"]["real_executions"] for s in seeds)
     for arm in arms:
         rows = [runs[s][arm] for s in seeds]
         summary[arm] = {m: interval([r.get(m) for r in rows]) for m in METRICS if any(m in r for r in rows)}
         mean_compute = float(np.mean([r["compute_s"] for r in rows]))
         real_compute = float(np.mean([runs[s]["real"]["compute_s"] for s in seeds]))
-        summary[arm]["compute_ratio"] = real_compute / mean_compute if mean_compute > 0 else None
+        note = ("ran no program" if not any(r["real_executions"] for r in rows)
+                else None if real_ran else "real ran no program")
+        summary[arm]["ratio_note"] = note
+        summary[arm]["compute_ratio"] = real_compute / mean_compute if mean_compute > 0 and note is None else None
         if arm != "real":
             summary[arm]["vs_real"] = {m: paired([r[m] for r in rows], [runs[s]["real"][m] for s in seeds])
                                        for m in ("heldout", "heldout_greedy", "dsbench") if m in rows[0]}
@@ -347,7 +373,7 @@ def table(results: dict) -> str:
             "dsbench": fmt(s["dsbench"]) if "dsbench" in s else "-",
             "real_exec": fmt(s["real_executions"], 0),
             "compute_s": fmt(s["compute_s"], 0),
-            "ratio": "-" if s["compute_ratio"] is None else f"{s['compute_ratio']:.2f}x",
+            "ratio": s.get("ratio_note") or ("-" if s["compute_ratio"] is None else f"{s['compute_ratio']:.2f}x"),
             "reach_real_s": "-" if reach is None else f"{reach:.0f}",
             "wm_auc": fmt(s["wm_auc_ok"], 2) if "wm_auc_ok" in s else "",
             "wm_rho": fmt(s["wm_spearman"], 2) if "wm_spearman" in s else "",

@@ -21,6 +21,8 @@ from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
 
 AGENTS = ("composer", "template", "llm")
+LLM_NEW_TOKENS = (32, 512)  # --agent llm: new tokens per program at the smallest budget, and at --budget 1
+EVAL_SAMPLES = 2  # sampled programs per held-out task at --budget 1
 LLM_NEEDS_MODEL = ("agent 'llm' needs a model: wmrl compare --agent llm --model PATH "
                    "(in Python: agent=wmrl_agents.train.llm_agent(PATH))")
 
@@ -41,6 +43,22 @@ def make_policy(agent: str | Callable[[int], object], seed: int):
     if agent == "llm":
         raise ValueError(LLM_NEEDS_MODEL)
     raise ValueError(f"unknown agent {agent!r}; choose from {', '.join(AGENTS)}")
+
+
+def llm_budget(scale: float, max_new_tokens: int | None = None, eval_samples: int | None = None) -> tuple[int, int]:
+    """``(new tokens per program, sampled programs per held-out task)`` of ``--agent llm`` at
+    ``--budget scale``; given values win. An LLM's cost is generation, so a budget below 1 shrinks
+    what it generates, not only the updates: tokens ``512 × scale`` (at least 32), samples
+    ``floor(2 × scale)`` (0 below 0.5: the greedy program alone). Above 1 only updates grow. Arms
+    and held-out tasks are not scaled (the comparison and its scores stay the same; ``--arms``
+    drops arms), and every arm shares one evaluation of the untrained model per seed. A real model
+    needs its full programs: pass ``--max-new-tokens`` with a small budget on one."""
+    if not scale > 0:
+        raise ValueError(f"--budget must be a positive number, got {scale}")
+    s = min(1.0, float(scale))
+    low, high = LLM_NEW_TOKENS
+    tokens = max_new_tokens if max_new_tokens is not None else max(low, round(high * s))
+    return int(tokens), int(eval_samples if eval_samples is not None else int(EVAL_SAMPLES * s))
 
 
 def program_limits(time_limit: float | None) -> dict:

@@ -36,16 +36,23 @@ class _Scripted:
         return self.programs[info["group"]], None
 
 
-def plan(policy, obs: object, info: dict, samples: int,
-         rng_of: Callable[[int], np.random.Generator]) -> tuple[np.ndarray, list[str], str]:
+def plan(policy, obs: object, info: dict, samples: int, rng_of: Callable[[int], np.random.Generator],
+         progress: tqdm | None = None) -> tuple[np.ndarray, list[str], str]:
     """``(weights, programs, greedy program)`` of a task's first observation and reset info:
-    expected score = weights · rewards(programs)."""
+    expected score = weights · rewards(programs). ``progress`` moves once per program drawn (the
+    whole distribution of an enumerable policy counts as one)."""
+
+    def tick(x):
+        if progress is not None:
+            progress.update(1)
+        return x
+
     if hasattr(policy, "distribution"):
-        probs, programs = policy.distribution(info)
+        probs, programs = tick(policy.distribution(info))
         probs = np.asarray(probs, dtype=np.float64)
         return probs, list(programs), programs[int(np.argmax(probs))]
-    greedy, _ = policy.act_greedy(obs, info)
-    drawn = [policy.sample(obs, info, rng_of(k))[0] for k in range(samples)]
+    greedy, _ = tick(policy.act_greedy(obs, info))
+    drawn = [tick(policy.sample(obs, info, rng_of(k)))[0] for k in range(samples)]
     if not drawn:
         return np.ones(1), [greedy], greedy
     return np.full(len(drawn), 1.0 / len(drawn)), drawn, greedy
@@ -64,6 +71,9 @@ def evaluate_policies(
 
     Returns ``{name: {"expected": mean, "greedy": mean, "per_task": {task: {...}}}}`` plus, under
     the key ``"_executions"``, how many programs had to run (the rest came from ``store``).
+    ``progress``: a bar per program while the policies write them ("sampling programs": an LLM's
+    generation is most of an evaluation's time, so the bar's ETA is the one to read), then one over
+    the programs that run (none when every one is in ``store``).
     """
     store = store if store is not None else OutcomeStore(None)
     envs = [ReplayWrapper(make_env(), store) for _ in range(workers)]
@@ -71,11 +81,13 @@ def evaluate_policies(
         base = envs[0]
         firsts = {t: base.reset(options={"task_id": t}) for t in base.unwrapped.task_ids}
         keys = {t: task_key(base.env, t) for t in firsts}
-        plans = {
-            name: {t: plan(policy, obs, info, samples, lambda k, i=i: np.random.default_rng([seed, i, k]))
-                   for i, (t, (obs, info)) in enumerate(firsts.items())}
-            for name, policy in policies.items()
-        }
+        drawn = sum(len(firsts) * (1 if hasattr(p, "distribution") else 1 + samples) for p in policies.values())
+        with tqdm(total=drawn, desc="sampling programs", unit="program", disable=not progress, leave=False) as bar:
+            plans = {
+                name: {t: plan(policy, obs, info, samples, lambda k, i=i: np.random.default_rng([seed, i, k]), bar)
+                       for i, (t, (obs, info)) in enumerate(firsts.items())}
+                for name, policy in policies.items()
+            }
         needed: dict[str, tuple[str, str]] = {}  # store key -> (task, program)
         for per_task in plans.values():
             for t, (_, programs, greedy) in per_task.items():
@@ -84,7 +96,8 @@ def evaluate_policies(
                     if store.get(k) is None:
                         needed[k] = (t, prog)
         jobs = [(t, k, 0) for k, (t, _) in needed.items()]
-        with tqdm(total=len(jobs), desc="evaluating programs", disable=not progress, leave=False) as bar:
+        with tqdm(total=len(jobs), desc="running programs", unit="program", disable=not progress or not jobs,
+                  leave=False) as bar:
             EnvPool(envs).run(jobs, _Scripted({k: p for k, (_, p) in needed.items()}), bar)
     finally:
         for e in envs:

@@ -227,6 +227,9 @@ class GRPOTrainer:
             groups) or ``"pooled"`` (ablation: plain GRPO on mixed rewards).
         seed: seeds task choice and sampling.
         log_dir: where ``metrics.jsonl``, ``checkpoint.json`` (and TensorBoard events, if installed) go.
+            ``real_episodes`` (per update and in ``totals``) counts programs that ran: a program
+            the env refused unrun (``invalid_action``) is no execution, as in TRL's
+            ``wmrl/real_episodes``.
         progress: show a progress bar.
         concurrency: episodes run at once, one thread and env copy each (default: the env's
             sandbox workers, or the number of envs given; see :class:`EnvPool`).
@@ -306,7 +309,7 @@ class GRPOTrainer:
             self.totals[k] += v
         self.totals["update_s"] += update_s
         self.totals["episodes"] += len(episodes)
-        self.totals["real_episodes"] += sum(e.real for e in episodes)
+        self.totals["real_episodes"] += sum(e.executed for e in episodes)  # a refused program never ran
         self.anchor_pairs += [(e.wm_score, e.reward, e.status == "ok") for e in episodes
                               if e.anchor and e.wm_score is not None]
         scores = [e.score for e in episodes if e.score is not None]
@@ -314,7 +317,7 @@ class GRPOTrainer:
             "update": self.update_idx,
             "reward_mean": float(np.mean([e.reward for e in episodes])),
             "real_score_mean": float(np.mean(scores)) if scores else None,
-            "real_episodes": int(sum(e.real for e in episodes)),
+            "real_episodes": int(sum(e.executed for e in episodes)),  # as TRL's wmrl/real_episodes
             "frac_zero_std_groups": float(np.mean([np.ptp(r) == 0 for r in rewards])),
             "wm/failures": int(sum(e.wm_failures for e in episodes)),
             **{f"cost/{k}": v for k, v in cost.items()},

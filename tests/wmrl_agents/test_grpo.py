@@ -306,11 +306,25 @@ def test_metrics_count_outcomes_and_keep_the_old_keys(tmp_path):
                                             "predicted", "world_model_failure")} == {
         "ok": 3, "invalid_action": 2, "run_failed": 1, "timeout": 1, "invalid_submission": 1, "predicted": 0,
         "world_model_failure": 0}
-    assert m["executed_episodes"] == 6 and m["real_episodes"] == 8  # garbage ran no program
+    assert m["executed_episodes"] == m["real_episodes"] == 6  # garbage ran no program
     assert m["cost/exec_s_mean"] == pytest.approx(2.0) and m["cost/exec_s"] == pytest.approx(12.0)
     assert m["reward/real_mean"] == pytest.approx(0.3) and m["reward/predicted_mean"] is None
     for old in ("reward_mean", "real_score_mean", "frac_zero_std_groups", "wm/failures", "policy/loss"):
         assert old in m
+
+
+def test_programs_refused_unrun_are_no_executions_and_cost_nothing(tmp_path):
+    """Every program refused (invalid_action): the trainer logs and totals no real episode, as TRL's
+    ``wmrl/real_episodes`` does, and ``wmrl compare`` charges no execution."""
+    from wmrl_agents.compare import _cost
+
+    trainer = GRPOTrainer(StatusEnv(), CyclePolicy(["invalid_action"]), ["clean-task"], group_size=2,
+                          groups_per_update=2, log_dir=tmp_path, progress=False)
+    rows = trainer.train(2)
+    assert [r["real_episodes"] for r in rows] == [r["executed_episodes"] for r in rows] == [0, 0]
+    assert [r["outcome/invalid_action"] for r in rows] == [4, 4]
+    cost = _cost(trainer.totals)
+    assert trainer.totals["episodes"] == 8 and cost["real_executions"] == 0 and cost["exec_cpu_s"] == 0.0
 
 
 def test_metrics_of_predicted_and_fallback_episodes():

@@ -1,6 +1,8 @@
 """`wmrl compare --agent llm`: the flag's errors, and a tiny real comparison of the tiny Qwen3 on
 one training and one held-out MLE-Dojo task (prompts of held-out tasks are the env's own)."""
 
+import json
+
 import pytest
 
 from wmrl_agents.compare import Budget, compare
@@ -79,5 +81,7 @@ def test_compare_trains_and_evaluates_an_llm(tiny_llm_path, tmp_path):
         run = results["runs"]["0"][arm]
         assert [p["update"] for p in run["curve"]] == [0, 1] and list(run["heldout_per_task"]) == ["penguins"]
         assert 0.0 <= run["heldout"] <= 1.0
-    assert results["runs"]["0"]["real"]["real_executions"] == 2
+    rows = [json.loads(x) for x in (tmp_path / "out" / "seed0" / "real" / "metrics.jsonl").read_text().splitlines()]
+    refused = sum(r["outcome/invalid_action"] for r in rows)  # random text: refused unrun, no execution
+    assert results["runs"]["0"]["real"]["real_executions"] == sum(r["executed_episodes"] for r in rows) == 2 - refused
     assert len(list((tmp_path / "ckpt").glob("seed0-*/checkpoint-*"))) == 2  # one folder per arm
