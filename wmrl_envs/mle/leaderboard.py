@@ -6,7 +6,12 @@ column, MLE-bench the ``score`` column; both work). From one board a score gets:
 - ``percentile``: share of the board it beats, linearly interpolated between neighbouring
   scores (0 below the last entry, 1 at or above the first),
 - ``position``: MLE-Dojo's ``(N - p + 1) / N`` with ``p`` the first entry it ties or beats,
-- ``medal``: MLE-bench's gold/silver/bronze thresholds and strict ``above_median``.
+- ``medal``: MLE-bench's gold/silver/bronze thresholds and strict ``above_median``. A board read
+  from an MLE-bench folder (:meth:`Leaderboard.read_mlebench`) is ranked as mle-bench's
+  ``Grader.rank_score`` ranks it: thresholds at positions in the file's own order, teams without a
+  score counted, the direction from the first and last scores listed (the last *scored* one here:
+  mle-bench compares with a NaN and so reads an error-metric board with unscored teams as
+  higher-is-better; that is not copied).
 
 ``rpg`` is DSBench's Relative Performance Gap against a trivial and a perfect score.
 """
@@ -15,7 +20,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +39,7 @@ class Leaderboard:
     scores: np.ndarray
     higher_is_better: bool
     teams: tuple[str, ...] = ()
+    listed: np.ndarray | None = None  # MLE-bench boards: the file's scores in its order, NaN kept
 
     @classmethod
     def from_scores(
@@ -70,6 +76,12 @@ class Leaderboard:
             return cls.from_scores(scores, higher_is_better, teams)
         except ValueError as e:
             raise ValueError(f"{path}: {e}") from None
+
+    @classmethod
+    def read_mlebench(cls, path: str | Path, higher_is_better: bool) -> Leaderboard:
+        """An MLE-bench ``leaderboard.csv`` (its ``score`` column), whose medals are mle-bench's."""
+        listed = pd.to_numeric(pd.read_csv(path)["score"], errors="coerce").to_numpy(dtype=np.float64)
+        return replace(cls.read(path, higher_is_better), listed=listed)
 
     def to_csv(self) -> str:
         """``rank,team,score`` text, best first; tied scores share the better rank."""
@@ -110,22 +122,30 @@ class Leaderboard:
 
     def medal(self, score: float) -> str | None:
         """MLE-bench medal for ``score``: a name from ``MEDALS`` or None."""
-        n = len(self)
-        if n < 100:
-            ranks = (max(1, int(0.1 * n)), max(1, int(0.2 * n)), max(1, int(0.4 * n)))
-        elif n < 250:
-            ranks = (10, int(0.2 * n), int(0.4 * n))
-        elif n < 1000:
-            ranks = (10 + int(0.002 * n), 50, 100)
-        else:
-            ranks = (10 + int(0.002 * n), int(0.05 * n), int(0.1 * n))
-        x = self._signed(score)
-        for name, rank in zip(MEDALS, ranks):
-            if x >= self._signed(self.score_at(rank)):
+        scores, higher = self.scores, self.higher_is_better
+        if self.listed is not None:  # as mle-bench ranks: positions as listed, direction from the ends
+            scores = self.listed
+            scored = scores[np.isfinite(scores)]
+            higher = not (scored.size and scored[0] < scored[-1])
+        sign = 1.0 if higher else -1.0
+        x = sign * score
+        for name, rank in zip(MEDALS, _medal_ranks(len(scores))):
+            if x >= sign * scores[min(max(rank, 1), len(scores)) - 1]:
                 return name
-        if x > self._signed(np.median(self.scores)):
+        if x > sign * np.nanmedian(scores):
             return "above_median"
         return None
+
+
+def _medal_ranks(n: int) -> tuple[int, int, int]:
+    """The 1-based positions of the gold, silver and bronze thresholds on a board of ``n`` teams."""
+    if n < 100:
+        return max(1, int(0.1 * n)), max(1, int(0.2 * n)), max(1, int(0.4 * n))
+    if n < 250:
+        return 10, int(0.2 * n), int(0.4 * n)
+    if n < 1000:
+        return 10 + int(0.002 * n), 50, 100
+    return 10 + int(0.002 * n), int(0.05 * n), int(0.1 * n)
 
 
 def rpg(score: float, baseline: float, perfect: float) -> float:

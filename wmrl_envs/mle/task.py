@@ -150,11 +150,8 @@ class Task:
 
     @cached_property
     def boards(self) -> list[Leaderboard]:
-        return [
-            Leaderboard.read(p, self.metric.higher_is_better)
-            for p in self.board_paths
-            if p.is_file()
-        ]
+        read = Leaderboard.read_mlebench if self.suite == "mle-bench" else Leaderboard.read
+        return [read(p, self.metric.higher_is_better) for p in self.board_paths if p.is_file()]
 
     @cached_property
     def baseline_score(self) -> float:
