@@ -92,17 +92,14 @@ class _OneStep(gym.Env):
 
 
 class _CoinPolicy:
+    """Heads or tails; learns nothing."""
+
+    update = staticmethod(lambda records, advantages: {})
+    state_dict = staticmethod(dict)
+    load_state_dict = staticmethod(lambda state: None)
+
     def sample(self, obs, info, rng):
         return int(rng.integers(2)), None
-
-    def update(self, records, advantages):
-        return {}
-
-    def state_dict(self):
-        return {}
-
-    def load_state_dict(self, state):
-        pass
 
 
 class _CountingWorld:
