@@ -12,6 +12,7 @@ mle-bench's own grade functions (783b15a) on exactly these files.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +71,7 @@ RANZCR = (
     "CVC - Normal", "Swan Ganz Catheter Present",
 )
 JIGSAW = ("toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate")
+_CLASSES = json.loads((Path(__file__).parent / "data" / "mlebench_classes.json").read_text())
 
 COMPS: dict[str, Comp] = {
     "aerial-cactus-identification": Comp("id", ("has_cactus",), "proba", "{h}.jpg"),
@@ -94,6 +96,9 @@ COMPS: dict[str, Comp] = {
     "aptos2019-blindness-detection": Comp("id_code", ("diagnosis",), "label", "{h}", classes=(0, 1, 2, 3, 4)),
     "plant-pathology-2020-fgvc7": Comp("image_id", ("healthy", "multiple_diseases", "rust", "scab"), "onehot", "Test_{i}"),
     "jigsaw-toxic-comment-classification-challenge": Comp("id", JIGSAW, "multilabel", "{h}"),
+    "dog-breed-identification": Comp("id", tuple(_CLASSES["dog-breed-identification"]), "onehot", "{h}"),
+    "leaf-classification": Comp("id", tuple(_CLASSES["leaf-classification"]), "onehot", "int"),
+    "denoising-dirty-documents": Comp("id", ("value",), "value", "{i}_1_1", answers="answers.csv", sample="sampleSubmission.csv"),
     "ranzcr-clip-catheter-line-classification": Comp(
         "StudyInstanceUID", RANZCR, "multilabel", "1.2.826.0.1.3680043.8.498.{i}", answer_extra=("PatientID",)
     ),

@@ -110,11 +110,12 @@ def test_wmrl_tasks_names_the_checkout_and_the_registry_standing_in(tmp_path, ca
     line = next(r for r in capsys.readouterr().out.splitlines() if r.startswith(COMP))
     assert "graded by mle-bench's checkout" in line
 
-    leaf = tmp_path / "data" / "leaf-classification" / "prepared"  # no mle-bench rules in wmrl
-    (leaf / "public").mkdir(parents=True)
-    (leaf / "private").mkdir()
-    (leaf / "public" / "sample_submission.csv").write_text("id,Acer,Quercus\n1,0.5,0.5\n2,0.5,0.5\n")
-    (leaf / "private" / "test.csv").write_text("id,Acer,Quercus\n1,1,0\n2,0,1\n")
+    other = "text-normalization-challenge-english-language"  # no mle-bench rules in wmrl
+    prepared = tmp_path / "data" / other / "prepared"
+    (prepared / "public").mkdir(parents=True)
+    (prepared / "private").mkdir()
+    (prepared / "public" / "sample_submission.csv").write_text("id,after\n0_0,a\n0_1,b\n")
+    (prepared / "private" / "answers.csv").write_text("id,after\n0_0,a\n0_1,c\n")
     assert main(["tasks", "--suite", str(root)]) == 0
-    line = next(r for r in capsys.readouterr().out.splitlines() if r.startswith("leaf-classification"))
+    line = next(r for r in capsys.readouterr().out.splitlines() if r.startswith(other))
     assert "the registry standing in for mle-bench" in line and "an approximation" in line

@@ -145,6 +145,62 @@ def spooky(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return _one_hot_log_loss(sub, ans, "id")
 
 
+def _probabilities(sub: pd.DataFrame, classes: list[str]) -> None:
+    """Each row of ``classes`` sums to one (within 1e-6) and every value is within [0, 1]."""
+    if not np.all(np.isclose(sub[classes].sum(axis=1), 1, atol=1e-6)):
+        raise Refused("Each row in submission should sum to one, as probabilities.")
+    if not ((sub[classes] >= 0) & (sub[classes] <= 1)).all().all():
+        raise Refused("All probabilities in submission DataFrame must be between 0 and 1.")
+
+
+def _answer_classes(ans: pd.DataFrame) -> list[str]:
+    """The class columns: every answer column but ``id`` (mle-bench checks the answers hold exactly
+    its class list, so the answers name them)."""
+    return [c for c in ans.columns if c != "id"]
+
+
+def dog_breed(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Every breed column and the id present (others ignored), then row sums, ranges, one-hot log loss."""
+    classes = _answer_classes(ans)
+    if not all(c in sub.columns for c in classes):
+        raise Refused("Submission must have columns for all dogs")
+    _need(sub, "id")
+    if len(sub) != len(ans):
+        raise Refused("Submission should be the same length as the answers")
+    _probabilities(sub, classes)
+    return _one_hot_log_loss(sub, ans, "id")
+
+
+def leaf(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Exactly the id and the species columns, then row count, row sums, ranges, one-hot log loss."""
+    classes = _answer_classes(ans)
+    if set(sub.columns) != {"id", *classes}:
+        raise Refused("Submission DataFrame must have an 'id' column and a column for each class.")
+    if len(sub) != len(ans):
+        raise Refused("Submission and answers DataFrames must have the same number of rows.")
+    _probabilities(sub, classes)
+    return _one_hot_log_loss(sub, ans, "id")
+
+
+def denoising(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Pixel RMSE; ``value`` must read as floats; rows sorted on the id, ids equal position by position."""
+    assert "id" in ans.columns and "value" in ans.columns, "answers need id and value"
+    ans["value"].astype(float)
+    _need(sub, "id")
+    _need(sub, "value")
+    try:
+        sub["value"].astype(float)
+    except ValueError:
+        raise Refused("Submission must have float values in the 'value' column.") from None
+    if len(sub) != len(ans):
+        raise Refused(f"Expected the submission to have {len(ans)} rows, but got {len(sub)}.")
+    sub = sub.sort_values(by="id").sort_index(axis=1)
+    ans = ans.sort_values(by="id").sort_index(axis=1)
+    if (sub["id"].values != ans["id"].values).any():
+        raise Refused("Expected the submission to have the same 'id' values as the answers, but they differ.")
+    return skm.root_mean_squared_error(y_true=sub["value"], y_pred=ans["value"])
+
+
 NOMAD_TARGETS = ("formation_energy_ev_natom", "bandgap_energy_ev")
 
 
@@ -250,6 +306,9 @@ RULES: dict[str, Rule] = {
     "new-york-city-taxi-fare-prediction": Rule(taxi_rmse, "rmse", False),
     "dogs-vs-cats-redux-kernels-edition": Rule(dogs_vs_cats, "log_loss", False),
     "spooky-author-identification": Rule(spooky, "log_loss", False),
+    "dog-breed-identification": Rule(dog_breed, "log_loss", False),
+    "leaf-classification": Rule(leaf, "log_loss", False),
+    "denoising-dirty-documents": Rule(denoising, "rmse", False),
     "nomad2018-predict-transparent-conductors": Rule(nomad, "rmsle", False),
     "aptos2019-blindness-detection": Rule(aptos, "qwk", True),
     "plant-pathology-2020-fgvc7": Rule(plant_pathology, "roc_auc", True),
