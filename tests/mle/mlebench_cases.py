@@ -96,6 +96,20 @@ COMPS: dict[str, Comp] = {
     "aptos2019-blindness-detection": Comp("id_code", ("diagnosis",), "label", "{h}", classes=(0, 1, 2, 3, 4)),
     "plant-pathology-2020-fgvc7": Comp("image_id", ("healthy", "multiple_diseases", "rust", "scab"), "onehot", "Test_{i}"),
     "jigsaw-toxic-comment-classification-challenge": Comp("id", JIGSAW, "multilabel", "{h}"),
+    "cassava-leaf-disease-classification": Comp("image_id", ("label",), "label", "{i}0015157.jpg", classes=(0, 1, 2, 3, 4)),
+    "cdiscount-image-classification-challenge": Comp(
+        "_id", ("category_id",), "label", "int", answers="answers.csv", classes=(1000010653, 1000010667, 1000004079)
+    ),
+    "iwildcam-2020-fgvc7": Comp("Id", ("Category",), "label", "{h}", answers="answers.csv", classes=(0, 3, 72, 571)),
+    "ml2021spring-hw2": Comp("Id", ("ClassId",), "label", "int", answers="answers.csv", sample="sampleSubmission.csv", classes=tuple(range(6))),
+    "movie-review-sentiment-analysis-kernels-only": Comp(
+        "PhraseId", ("Sentiment",), "label", "int", answers="answers.csv", sample="sampleSubmission.csv", classes=(0, 1, 2, 3, 4)
+    ),
+    "rsna-miccai-brain-tumor-radiogenomic-classification": Comp("BraTS21ID", ("MGMT_value",), "proba", "int"),
+    "seti-breakthrough-listen": Comp("id", ("target",), "proba", "{h}"),
+    "tensorflow-speech-recognition-challenge": Comp(
+        "fname", ("label",), "label", "clip_{h}.wav", classes=("yes", "no", "unknown", "silence")
+    ),
     "dog-breed-identification": Comp("id", tuple(_CLASSES["dog-breed-identification"]), "onehot", "{h}"),
     "leaf-classification": Comp("id", tuple(_CLASSES["leaf-classification"]), "onehot", "int"),
     "denoising-dirty-documents": Comp("id", ("value",), "value", "{i}_1_1", answers="answers.csv", sample="sampleSubmission.csv"),
