@@ -33,8 +33,8 @@ One state serves many env copies and many processes:
   ``<state_path>.lock`` at every write), so ``counts["anchor_pairs"]`` equals the pair log's lines
   and ``counts["episodes"]`` the finished episodes of all workers. A process is named by its
   ``RANK`` (torch.distributed, accelerate) or else by host and pid. On loading, a process takes
-  back its own entry (same ``RANK``); a snapshot of one writer that is not a live process here is
-  a resumed run and is taken over; otherwise (a second worker joining, several processes
+  back its own entry (same ``RANK``); for a process without a rank, a snapshot of one writer that
+  is not a live process here is a resumed run and is taken over; otherwise (a second worker joining, several processes
   restarted without ranks) the process starts its own counts at zero beside the others'.
   Everything else in the snapshot (anchor decisions, open groups, weights) is its last writer's.
 - **Groups** complete when a new group key begins, or, for a key begun with ``group_size``
@@ -166,6 +166,7 @@ class MixingState:
         self.weights: Weights | None = None
         self.counts = _zero_counts()
         self.writer = _writer_id()
+        self.replaces: str | None = None  # the finished writer whose counts this process took over
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
         self.lock = threading.RLock()
         if self.state_path is not None and self.state_path.exists():
@@ -181,8 +182,10 @@ class MixingState:
             return {**_zero_counts(), **snapshot["counts"]}
         if self.writer in writers:
             return {**_zero_counts(), **writers[self.writer]}
-        if len(writers) == 1 and not _alive(next(iter(writers))):
-            return {**_zero_counts(), **next(iter(writers.values()))}
+        ranked = self.writer.startswith("rank")  # another rank's entry is never this process's
+        if len(writers) == 1 and not ranked and not _alive(next(iter(writers))):
+            self.replaces = next(iter(writers))  # its entry becomes this process's
+            return {**_zero_counts(), **writers[self.replaces]}
         return _zero_counts()
 
     def _read_snapshot(self) -> dict:
@@ -425,7 +428,9 @@ class MixingState:
         with open(f"{self.state_path}.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
-                writers = {**self._writers_on_disk(), self.writer: dict(self.counts)}
+                on_disk = self._writers_on_disk()
+                on_disk.pop(self.replaces, None)
+                writers = {**on_disk, self.writer: dict(self.counts)}
                 total: dict[str, int] = {}
                 for counts in writers.values():
                     for k, v in counts.items():
