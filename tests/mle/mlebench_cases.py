@@ -11,7 +11,9 @@ mle-bench's own grade functions (783b15a) on exactly these files.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,10 @@ CASES = (
     "unnormalised",
     "out_of_range",
     "negative",
+    "repeated_column",
+    "wide",
+    "header_only",
+    "short_row",
 )
 
 
@@ -257,8 +263,17 @@ def cases(name: str) -> dict[str, bytes]:
     for c in cols[:1]:
         neg[c] = -neg[c] if comp.kind != "label" else -1
     out["negative"] = neg
-    assert set(out) == set(CASES)
-    return {k: _csv(v) for k, v in out.items()}
+    out["wide"] = noisy.assign(**{f"extra_{k}": 0.0 for k in range(12)})
+    out["header_only"] = noisy.iloc[:0]
+    out["repeated_column"] = pd.concat([noisy, noisy[[cols[0]]]], axis=1)  # the name twice
+    assert set(out) == set(CASES) - {"short_row"}
+    data = {k: _csv(v) for k, v in out.items()}
+    rows = list(csv.reader(io.StringIO(_csv(noisy).decode())))
+    rows[-1] = rows[-1][:-1]  # the last row one field short
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    data["short_row"] = buf.getvalue().encode()
+    return data
 
 
 def build(root: Path, names: list[str] | None = None) -> Path:

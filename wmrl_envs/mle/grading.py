@@ -74,9 +74,12 @@ def _text(data: bytes, what: str) -> io.TextIOWrapper:
     return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
 
 
-def _header(row: list[str], what: str, expected: list[str] | None) -> list[str]:
-    """Column names of the header ``row``; refused when repeated or far wider than ``expected``."""
+def _header(row: list[str], what: str, expected: list[str] | None, as_pandas: bool = False) -> list[str]:
+    """Column names of the header ``row``; refused when repeated or far wider than ``expected``
+    (``as_pandas``: kept, as ``pd.read_csv`` keeps them, for graders that read the file so)."""
     names = [c.strip() for c in row]
+    if as_pandas:
+        return names
     if expected is not None and len(names) > len(expected) + COLUMN_SLACK:
         raise InvalidSubmission(
             f"the header of {what} has {len(names)} columns; expected {len(expected)}: {','.join(expected)}"
@@ -90,9 +93,10 @@ def _header(row: list[str], what: str, expected: list[str] | None) -> list[str]:
 
 
 def _rows(
-    data: bytes, what: str, expected: list[str] | None, expected_rows: int | None
+    data: bytes, what: str, expected: list[str] | None, expected_rows: int | None, as_pandas: bool = False
 ) -> tuple[list[str], list[list[str]]]:
-    """The header and data rows of ``data``: blank lines skipped, every row as wide as the header."""
+    """The header and data rows of ``data``: blank lines skipped, every row as wide as the header
+    (``as_pandas``: a shorter row is padded with empty cells, as ``pd.read_csv`` pads it)."""
     reader = csv.reader(_text(data, what), skipinitialspace=True, strict=True)
     max_rows = None if expected_rows is None else expected_rows + ROW_SLACK
     header: list[str] | None = None
@@ -102,7 +106,9 @@ def _rows(
             if len(row) <= 1 and not "".join(row).strip():
                 continue
             if header is None:
-                header = _header(row, what, expected)
+                header = _header(row, what, expected, as_pandas)
+            elif as_pandas and len(row) < len(header):
+                rows.append(row + [""] * (len(header) - len(row)))
             elif len(row) != len(header):
                 raise InvalidSubmission(
                     f"line {reader.line_num} of {what} has {len(row)} fields but the header has "
@@ -134,13 +140,14 @@ def read_csv_text(
     what: str = "submission.csv",
     expected: list[str] | None = None,
     expected_rows: int | None = None,
+    as_pandas: bool = False,
 ) -> pd.DataFrame:
     """Parse CSV bytes with every cell as text (``NaN`` for empty cells).
 
     With ``expected`` columns and ``expected_rows``, a header more than ``COLUMN_SLACK`` columns
     wider, or more than ``ROW_SLACK`` extra rows, is refused as soon as it is read.
     """
-    header, rows = _rows(data, what, expected, expected_rows)
+    header, rows = _rows(data, what, expected, expected_rows, as_pandas)
     df = pd.DataFrame(rows, columns=header, dtype=object)
     return df.mask(df == "")
 
@@ -283,13 +290,20 @@ def score_frame(sub: pd.DataFrame, answers: Answers) -> float:
 
 
 def check_submission(
-    data: bytes | None, expected: list[str], n_rows: int, max_bytes: int, refused: str | None = None
+    data: bytes | None,
+    expected: list[str],
+    n_rows: int,
+    max_bytes: int,
+    refused: str | None = None,
+    as_pandas: bool = False,
 ) -> pd.DataFrame:
     """The submission parsed as text cells, after every check that needs no answers.
 
     ``expected`` are the submission's columns, ``n_rows`` the answers' rows, ``max_bytes`` the
     task's :func:`submission_cap`, ``refused`` why the sandbox did not copy the file out, if it
-    did not (``RunResult.refused``). Raises :class:`InvalidSubmission`.
+    did not (``RunResult.refused``); ``as_pandas`` for a grader that reads the file with
+    ``pd.read_csv`` and decides the rest itself (mle-bench's: repeated or extra columns and short
+    rows are its to judge). Raises :class:`InvalidSubmission`.
     """
     if data is None and refused is not None:
         raise InvalidSubmission(
@@ -306,7 +320,7 @@ def check_submission(
             f"submission.csv is {len(data) / 2**20:.1f} MiB, over the {max_bytes / 2**20:.1f} MiB limit "
             f"of this task; it should hold {n_rows} rows"
         )
-    return read_csv_text(data, expected=expected, expected_rows=n_rows)
+    return read_csv_text(data, expected=expected, expected_rows=n_rows, as_pandas=as_pandas)
 
 
 def grade(data: bytes | None, answers: Answers, max_bytes: int, refused: str | None = None) -> float:

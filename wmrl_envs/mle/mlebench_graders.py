@@ -70,6 +70,8 @@ def _graded(grade: Callable[[pd.DataFrame, pd.DataFrame], float], data: bytes, a
 class MLEBenchRules:
     """Competition ``name`` graded by wmrl's copy of its mle-bench rules (:data:`RULES`)."""
 
+    reads_as_pandas = True  # header and row shapes are mle-bench's to judge (grading.check_submission)
+
     def __init__(self, name: str, answers: Path) -> None:
         if name not in RULES:
             raise ValueError(f"no mle-bench rules for {name}; known: {', '.join(sorted(RULES))}")
@@ -96,6 +98,8 @@ class MLEBenchCheckout:
 
     The function is the one its ``config.yaml`` names (``grader.grade_fn``), else
     ``mlebench.competitions.<name>.grade:grade``."""
+
+    reads_as_pandas = True
 
     def __init__(self, root: Path, name: str, answers: Path) -> None:
         folder = root / "mlebench" / "competitions" / name

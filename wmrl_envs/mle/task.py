@@ -145,7 +145,8 @@ class Task:
         if self.grader is None:
             return grade(data, self.answers, self.max_submission_bytes, refused)
         expected = self.submission_columns
-        frame = check_submission(data, expected, self.answer_rows, self.max_submission_bytes, refused)
+        as_pandas = getattr(self.grader, "reads_as_pandas", False)
+        frame = check_submission(data, expected, self.answer_rows, self.max_submission_bytes, refused, as_pandas)
         return self.grader(data, frame)
 
     @cached_property
