@@ -76,7 +76,8 @@ class Coalescer(Generic[T, R]):
     def _take(self) -> list[_Job[T, R]]:
         """The queued jobs of the next batch, oldest first (at least one)."""
         with self._queue_lock:
-            taken, size = [], 0
+            taken: list[_Job[T, R]] = []
+            size = 0
             while self._queue and (not taken or self.max_batch is None or size + len(self._queue[0].items) <= self.max_batch):
                 job = self._queue.pop(0)
                 taken.append(job)

@@ -55,7 +55,7 @@ def task_context(env_id: str, task_id: str, suite: str | None = None, split: str
 
     import wmrl_envs  # noqa: F401  (registers the env ids)
 
-    kwargs = {"split": split, "tasks": [task_id], **({"suite": suite} if suite else {})}
+    kwargs: dict[str, Any] = {"split": split, "tasks": [task_id], **({"suite": suite} if suite else {})}
     env = gym.make(env_id, **kwargs)
     try:
         _, info = env.reset(seed=0, options={"task_id": task_id})

@@ -44,6 +44,14 @@ def screen(action: Any, max_chars: int = MAX_PROGRAM_CHARS) -> Prediction | None
     return None
 
 
+def filled(slots: Sequence[Prediction | None], who: str) -> list[Prediction]:
+    """A batch's predictions, checked to fill every slot :func:`screen` left open."""
+    empty = [i for i, p in enumerate(slots) if p is None]
+    if empty:
+        raise RuntimeError(f"{who} left actions {empty} of {len(slots)} without a prediction")
+    return [p for p in slots if p is not None]
+
+
 def unanalysable(error: BaseException, cost_s: float = 0.0) -> Prediction:
     """The prediction for a program the model raised on (nested too deep, out of memory, invalid)."""
     if isinstance(error, RecursionError):
@@ -87,7 +95,7 @@ def safe_predict_batch(world_model: WorldModel, contexts: Sequence[Mapping[str, 
             preds = [safe_predict(world_model, contexts[i], actions[i], max_chars) for i in todo]
         for i, pred in zip(todo, preds):
             out[i] = pred
-    return out  # type: ignore[return-value]  (every slot is filled)
+    return filled(out, f"{type(world_model).__name__}.predict_batch")
 
 
 def guarded(predict: Callable[[Any, Mapping[str, Any], Any], Prediction]) -> Callable[..., Prediction]:

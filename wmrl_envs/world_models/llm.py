@@ -16,7 +16,7 @@ from wmrl_envs.world_models.analysis import analyze
 from wmrl_envs.world_models.backends import BackendError, JSONBackend, LogProbBackend
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, combine, feedback
-from wmrl_envs.world_models.guard import UNANALYSABLE, screen, unanalysable
+from wmrl_envs.world_models.guard import UNANALYSABLE, filled, screen, unanalysable
 from wmrl_envs.world_models.parse import parse_answer
 from wmrl_envs.world_models.prompt import (
     QUALITY,
@@ -83,23 +83,23 @@ class LLMCheckWorldModel:
         start = time.perf_counter()
         out: list[Prediction | None] = [screen(a) for a in actions]
         keys = {i: self.cache_key(contexts[i], a) for i, a in enumerate(actions) if out[i] is None}
-        hits = [i for i, k in keys.items() if k in self._cache]
-        for i in hits:
-            out[i] = self._cache[keys[i]]
+        hits = {i: self._cache[k] for i, k in keys.items() if k in self._cache}
+        for i, hit in hits.items():
+            out[i] = hit
             self._cache.move_to_end(keys[i])
         todo = [i for i in keys if out[i] is None]
         judged = self._judge([contexts[i] for i in todo], [actions[i] for i in todo]) if todo else []
         share = (time.perf_counter() - start) / max(1, len(todo))
         for i, result in zip(todo, judged):
-            out[i] = self._prediction(result, share)
-            if out[i].failed is None:
-                self._remember(keys[i], out[i])
+            pred = out[i] = self._prediction(result, share)
+            if pred.failed is None:
+                self._remember(keys[i], pred)
         hit_cost = (time.perf_counter() - start) / len(actions) if actions else 0.0
-        for i in hits:
-            out[i] = dataclasses.replace(out[i], cost_s=hit_cost)
+        for i, hit in hits.items():
+            out[i] = dataclasses.replace(hit, cost_s=hit_cost)
         self.stats["predictions"] += len(actions)
         self.stats["cache_hits"] += len(hits)
-        return out  # type: ignore[return-value]  (every slot is filled above)
+        return filled(out, type(self).__name__)
 
     def _prediction(self, result: Judged, cost_s: float) -> Prediction:
         if isinstance(result, Prediction):
@@ -124,7 +124,7 @@ class LLMCheckWorldModel:
         """What the LLM said of each program, from one batched backend call."""
         try:
             if isinstance(self.backend, LogProbBackend):
-                return self._judge_logprob(contexts, codes)
+                return self._judge_logprob(self.backend, contexts, codes)
             texts = self.backend.complete([json_messages(c, code) for c, code in zip(contexts, codes)], verdict_schema())
         except Exception as e:  # any backend crash is a failed prediction, never a score
             return [Prediction.failure(f"the {type(self.backend).__name__} raised {type(e).__name__}: {e}")] * len(codes)
@@ -133,11 +133,12 @@ class LLMCheckWorldModel:
             return [Prediction.failure(why)] * len(codes)
         return [self._read(c, code, text) for c, code, text in zip(contexts, codes, texts)]
 
-    def _judge_logprob(self, contexts: Sequence[Mapping[str, Any]], codes: Sequence[str]) -> list[Judged]:
+    def _judge_logprob(self, backend: LogProbBackend, contexts: Sequence[Mapping[str, Any]],
+                       codes: Sequence[str]) -> list[Judged]:
         names = [*CHECKS, QUALITY]
         prompts = [logprob_messages(c, code) for c, code in zip(contexts, codes)]
         flat = [p[n] for p in prompts for n in names]
-        probs = self.backend.p_pass(flat, load_template()["answer_prefix"]).reshape(len(codes), len(names))
+        probs = backend.p_pass(flat, load_template()["answer_prefix"]).reshape(len(codes), len(names))
         results: list[Judged] = []
         for row in probs.tolist():
             if not all(math.isfinite(p) for p in row):

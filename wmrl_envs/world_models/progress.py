@@ -138,7 +138,7 @@ class RobometerProgress:
         if frame is None:
             raise ValueError(f"RobometerProgress needs the {self.camera!r} image: make the env with "
                              "obs_mode='pixels' or 'pixels_state'")
-        image = Image.fromarray(np.asarray(frame, dtype=np.uint8)).resize((self.image_size,) * 2, Image.BILINEAR)
+        image = Image.fromarray(np.asarray(frame, dtype=np.uint8)).resize((self.image_size,) * 2, Image.Resampling.BILINEAR)
         return np.asarray(image)
 
     def predict(self, context: Mapping[str, Any], observation: Any) -> Prediction:

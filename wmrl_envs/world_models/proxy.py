@@ -54,7 +54,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from wmrl_envs.world_models.base import Prediction, Verdict
 
@@ -158,7 +158,8 @@ class ProxyRunWorldModel:
             if self._executor is None:
                 from wmrl_envs.sandbox import make_executor
 
-                self._executor = make_executor(self._executor_arg, workers=self._workers)
+                # None only while _executor_arg is a backend name (__init__, close, copies)
+                self._executor = make_executor(cast(str, self._executor_arg), workers=self._workers)
             return self._executor
 
     def close(self) -> None:

@@ -104,7 +104,9 @@ def check_names(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
         stack.extend(table.get_children())
     if not missing:
         return _v(True, "every name is defined")
-    lines = {}
+    if prog.tree is None:
+        raise ValueError("check_names needs an analysed program (prog.tree is None): build it with analyze(code)")
+    lines: dict[str, int] = {}
     for node in ast.walk(prog.tree):
         if isinstance(node, ast.Name) and node.id in missing:
             lines.setdefault(node.id, node.lineno)
@@ -185,7 +187,7 @@ def _nan_fractions(X: Frame, files: Mapping[str, Any]) -> dict[str, float] | Non
     """Missing-value shares of the columns ``X`` read from the task's files: its own file's, or for a
     frame stacked from several files (``concat([train, test])``) the largest over them; None where the
     frame's columns are not the files' (built by the program)."""
-    if X.file in files:
+    if X.file is not None and X.file in files:
         return files[X.file].get("nan_fraction", {})
     if X.file is not None or not X.dtypes:
         return None
@@ -218,15 +220,16 @@ def _usable_features(prog: Program, ctx: Mapping[str, Any]) -> list[tuple[int, s
     files = ctx.get("files") or {}
     for fit in prog.fits:
         X = fit.frame
-        known = X is not None and (X.base if X.encoded else X.columns) is not None
-        nan = _nan_fractions(X, files) if known else None
+        if X is None or (X.base if X.encoded else X.columns) is None:
+            continue
+        nan = _nan_fractions(X, files)
         if nan is None:
             continue
         members = [q for q, _ in fit.instance.members] or [fit.instance.qualname]
         names = [q.rsplit(".", 1)[-1] for q in members]
         if any("CatBoost" in n for n in names) or all(n.startswith("Dummy") for n in names):
             continue  # CatBoost encodes text itself; dummy models never look at X
-        text = [] if X.encoded else sorted(c for c in X.columns if c not in X.created and not is_numeric(X.dtypes.get(c, "float")))
+        text = [] if X.encoded or X.columns is None else sorted(c for c in X.columns if c not in X.created and not is_numeric(X.dtypes.get(c, "float")))
         if text and not prog.used & ENCODERS:
             faults.append((fit.lineno, f"fits on text columns {', '.join(text[:3])} without encoding them"))
         holes = _holes(X, nan)
@@ -266,7 +269,8 @@ def check_column_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
     faults: list[tuple[int, str]] = []
     for r in prog.columns:
         col, frame = r.value, r.frame
-        schema = files.get(frame.file) if frame is not None and frame.file else None
+        file = frame.file if frame is not None else None
+        schema = files.get(file) if file else None
         known = (set(schema.get("columns", {})) if schema else every) | created
         if frame is not None and frame.columns is not None and schema is None:
             known |= frame.columns
@@ -275,11 +279,11 @@ def check_column_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
         if col in known or (frame is not None and frame.encoded and any(col.startswith(f"{c}_") for c in known)):
             continue
         if col == target and schema is not None:
-            faults.append((r.lineno, f"target {col!r} read from {frame.file}, which has no labels"))
+            faults.append((r.lineno, f"target {col!r} read from {file}, which has no labels"))
         else:
             close = difflib.get_close_matches(col, known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            src = frame.file if schema is not None else "the data"
+            src = file if schema is not None else "the data"
             faults.append((r.lineno, f"column {col!r} is not in {src}{hint}"))
     faults += _usable_features(prog, ctx)
     faults += [(f.lineno, f.message) for f in prog.faults if f.kind == "crash" and f.check == "column_refs"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wmrl_envs.world_models import introspect
@@ -343,7 +343,7 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
             elif isinstance(src, Val):
                 self.vals[t.id] = src
 
-    def _assign(self, node: ast.Assign | ast.AnnAssign, targets: list[ast.AST]) -> None:
+    def _assign(self, node: ast.Assign | ast.AnnAssign, targets: Sequence[ast.expr]) -> None:
         if node.value is not None:
             self.visit(node.value)
         top = self.trips == [1.0] and not self.call_stack
@@ -458,6 +458,7 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
         self.generic_visit(node)
         if not isinstance(node.ctx, ast.Load):
             return
+        key: ast.expr | None
         value, key = node.value, node.slice
         if isinstance(value, ast.Attribute) and value.attr == "loc":
             value = value.value
@@ -514,7 +515,7 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
         elif isinstance(func, ast.Attribute):
             inst = self.instance_of(func.value)
             cls, _ = introspect.resolve(inst.qualname) if inst else (None, None)
-            if cls is not None:
+            if cls is not None and inst is not None:
                 target = getattr(cls, func.attr, None)
                 method = True
                 if target is None:

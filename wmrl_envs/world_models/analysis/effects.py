@@ -60,7 +60,7 @@ def search_size(inst: Instance) -> float:
     grid = inst.kwargs.get("param_grid", inst.kwargs.get("param_distributions"))
     if grid is None and len(inst.positional) > 1:
         grid = inst.positional[1]
-    grids = grid if isinstance(grid, list) else [grid]
+    grids: list[Any] = grid if isinstance(grid, list) else [grid]
     if grids and all(isinstance(g, dict) for g in grids):
         size = float(sum(math.prod(len(v) if isinstance(v, list) else 1 for v in g.values()) for g in grids))
     else:
@@ -215,6 +215,3 @@ class CallEffects:
         inst.coded_target = y is not None and y.transforms.count("codes") > y.transforms.count("decode")
         # labels shuffled out of the rows' order (or drawn at random): the model learns noise
         inst.noise_target = y is not None and (y.kind == "noise" or y.kind != "pred" and "shuffle" in y.transforms)
-
-    # provided by FrameTracker / the analyzer
-    vals: dict[str, Val]

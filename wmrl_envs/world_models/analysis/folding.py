@@ -151,7 +151,8 @@ class Folder:
         if isinstance(box, (dict, list)):
             key = self.fold(node.slice)
             try:
-                return box[key] if isinstance(key, (str, int)) and not isinstance(key, bool) else UNKNOWN
+                # a str key on a list raises TypeError, caught below
+                return box[key] if isinstance(key, (str, int)) and not isinstance(key, bool) else UNKNOWN  # type: ignore[index]
             except (KeyError, IndexError, TypeError):
                 return UNKNOWN
         return UNKNOWN

@@ -69,7 +69,7 @@ class FrameTracker:
         name = public_file(path) if isinstance(path, str) else None
         info = self.schema.get(name) if name else None
         frame = Frame(name, rows=rows_of_file(name))
-        if info is None:
+        if name is None or info is None:
             return frame
         frame.dtypes = dict(info.get("columns", {}))
         frame.columns = set(frame.dtypes)
@@ -151,7 +151,7 @@ class FrameTracker:
             out.aligned = out.aligned or src.rows in STACKED  # train and test rows encoded together
             return out
         if q == "pandas.concat" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
-            return self._concat(node)
+            return self._concat(node, node.args[0].elts)
         if not isinstance(node.func, ast.Attribute):
             return None
         if node.func.attr in ("transform", "fit_transform") and node.args:
@@ -209,12 +209,13 @@ class FrameTracker:
                 frame.values["__index__"] = iv
         return frame
 
-    def _concat(self, node: ast.Call) -> Frame:
-        parts = [self.frame_of(e) for e in node.args[0].elts]
-        if not parts or not all(parts):
+    def _concat(self, node: ast.Call, items: list[ast.expr]) -> Frame:
+        parts = [f for f in map(self.frame_of, items) if f is not None]
+        if not parts or len(parts) < len(items):
             return Frame()
         files = {f.file for f in parts}
-        cols = None if any(f.columns is None for f in parts) else set().union(*[f.columns for f in parts])
+        known = [f.columns for f in parts if f.columns is not None]
+        cols = set[str]().union(*known) if len(known) == len(parts) else None
         axis = self.kwarg(node, "axis")
         merged = Frame(files.pop() if len(files) == 1 else None, cols,
                        {k: v for f in parts for k, v in f.dtypes.items()})
@@ -303,7 +304,7 @@ class FrameTracker:
 
     def _drops_test_rows(self, node: ast.Call, base: Frame) -> bool:
         """``test.dropna()`` (rows, no ``thresh``) on a test file whose columns have missing values."""
-        if base.rows != "test" or base.file not in self.schema or self.kwarg(node, "axis") in (1, "columns"):
+        if base.rows != "test" or base.file is None or base.file not in self.schema or self.kwarg(node, "axis") in (1, "columns"):
             return False
         if self.kwarg_node(node, "thresh") is not None or self.kwarg(node, "how") == "all":
             return False

@@ -36,7 +36,7 @@ def resolve_classes(frame: Frame | None, ctx: Mapping[str, Any]) -> Frame | None
     if not classes:
         return frame
     out = frame.derive()
-    out.columns |= set(classes)
+    out.columns = frame.columns | set(classes)
     for c in classes:
         out.values.setdefault(c, frame.class_columns.with_(columns=tuple(classes)))
     return out
@@ -59,7 +59,7 @@ def submission_faults(frame: Frame | None, lineno: int, ctx: Mapping[str, Any]) 
     ids = frame.values.get(id_col) if id_col else None
     if ids is None and id_col and frame.index == id_col:
         ids = frame.values.get("__index__")
-    if ids is not None:
+    if ids is not None and id_col:
         faults += _id_faults(ids, [v for _, v in preds], where, id_col)
     return faults
 
