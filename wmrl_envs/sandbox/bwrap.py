@@ -22,11 +22,12 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 from . import hidden, identity, procfs, program, seccomp
 from .base import Executor, Job, Limits, MiB, RunResult
 from .cgroups import RunCgroup
-from .supervise import supervise
+from .supervise import Leader, supervise
 from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir, default_base
 
 log = logging.getLogger(__name__)
@@ -134,8 +135,8 @@ class _BwrapLauncher:
         roots = [pid] + ([int(info["child-pid"])] if info.get("child-pid") else [])
         return procfs.Tree(roots, pidns=info.get("pid-namespace"))
 
-    def leader(self, proc: subprocess.Popen, info: Mapping, cg: RunCgroup | None) -> subprocess.Popen:
-        return proc
+    def leader(self, proc: subprocess.Popen, info: Mapping, cg: RunCgroup | None) -> Leader:
+        return cast(Leader, proc)  # the supervisor starts it with stdout and stderr piped
 
 
 class BwrapExecutor(Executor):
@@ -157,7 +158,7 @@ class BwrapExecutor(Executor):
 
     name = "bwrap"
     isolation = "strong"
-    probe = staticmethod(probe)
+    probe: staticmethod[[], str | None] = staticmethod(probe)
 
     def __init__(
         self,

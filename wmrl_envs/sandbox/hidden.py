@@ -67,7 +67,7 @@ _copies: dict[tuple, CodeOnlyCopies] = {}
 _copies_lock = threading.Lock()
 
 
-def code_only_copies(folders: Iterable[Path], base: str | None = None) -> CodeOnlyCopies:
+def code_only_copies(folders: Iterable[Path], base: str | os.PathLike[str] | None = None) -> CodeOnlyCopies:
     """The process's shared code-only copies of ``folders`` (made on first use)."""
     key = (tuple(folders), base)
     with _copies_lock:
@@ -83,7 +83,7 @@ class CodeOnlyCopies:
     cheaper per run than masking every data file on its own).
     """
 
-    def __init__(self, folders: Iterable[Path], base: str | None = None) -> None:
+    def __init__(self, folders: Iterable[Path], base: str | os.PathLike[str] | None = None) -> None:
         # Named after this process, so that a harness that was killed is swept by the next one.
         self.root = Path(tempfile.mkdtemp(prefix=f"wmrl-code-only-{os.getpid()}-", dir=base))
         os.chmod(self.root, 0o755)  # code only: the sandbox user may read it

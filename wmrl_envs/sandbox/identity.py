@@ -51,6 +51,7 @@ def sandbox_identity() -> Identity | None:
     """The user to drop to, or None when the harness is not root (it runs bwrap as itself)."""
     if os.geteuid() != 0:
         return None
+    pw: pwd.struct_passwd | None
     try:
         pw = pwd.getpwnam(USER)
     except KeyError:

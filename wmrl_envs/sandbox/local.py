@@ -11,11 +11,12 @@ import os
 import subprocess
 import sys
 from collections.abc import Mapping
+from typing import cast
 
 from . import procfs, program
 from .base import Executor, Job, Limits, MiB, RunResult
 from .cgroups import RunCgroup
-from .supervise import supervise
+from .supervise import Leader, supervise
 from .workspace import RunDir
 
 # Blocks on stdin until the supervisor has confined this process, then becomes the program.
@@ -27,7 +28,7 @@ class _LocalLauncher:
     exit_carries_signal = False
     leader_is_program = True
     startup_cpu_s = 0.0
-    pass_fds = ()
+    pass_fds: tuple[int, ...] = ()
 
     def __init__(self, cmd: list[str]) -> None:
         self.cmd = cmd
@@ -41,8 +42,8 @@ class _LocalLauncher:
     def tree(self, pid: int, info: Mapping) -> procfs.Tree:
         return procfs.Tree([pid])
 
-    def leader(self, proc: subprocess.Popen, info: Mapping, cg: RunCgroup | None) -> subprocess.Popen:
-        return proc
+    def leader(self, proc: subprocess.Popen, info: Mapping, cg: RunCgroup | None) -> Leader:
+        return cast(Leader, proc)  # the supervisor starts it with stdout and stderr piped
 
 
 class LocalExecutor(Executor):

@@ -26,9 +26,10 @@ def read(pid: int) -> Proc | None:
             raw = f.read().decode()
     except OSError:
         return None
-    f = raw[raw.rindex(")") + 2 :].split()
-    ticks = sum(int(x) for x in f[11:15])
-    return Proc(pid, int(f[1]), int(f[3]), int(f[19]), ticks / _TICK, int(f[21]) * _PAGE, f[0] == "Z")
+    fields = raw[raw.rindex(")") + 2 :].split()
+    ticks = sum(int(x) for x in fields[11:15])
+    return Proc(pid, int(fields[1]), int(fields[3]), int(fields[19]), ticks / _TICK, int(fields[21]) * _PAGE,
+                fields[0] == "Z")
 
 
 def pss(p: Proc) -> int:

@@ -20,7 +20,7 @@ THREAD_VARS = (
 
 def command(job: Job, python: str, program_path: str) -> list[str]:
     """``python program_path`` for source jobs, the job's own argv otherwise."""
-    return [python, program_path] if job.code is not None else list(job.argv)
+    return list(job.argv) if job.argv is not None else [python, program_path]
 
 
 def environment(limits: Limits, *, path: str, tmp: str) -> dict[str, str]:

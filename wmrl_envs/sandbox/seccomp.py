@@ -131,7 +131,8 @@ def _assemble(program: list[tuple]) -> bytes:
     """``(op, k, jt, jf)`` tuples and ``"label"`` strings -> ``struct sock_filter`` array.
 
     Jump targets are labels; a jump offset counts the instructions it skips."""
-    labels, code = {}, []
+    labels: dict[str, int] = {}
+    code: list[tuple] = []
     for item in program:
         if isinstance(item, str):
             labels[item] = len(code)

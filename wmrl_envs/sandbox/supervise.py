@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 from . import identity, procfs
 from .base import Limits, MiB, RunResult
@@ -115,7 +115,7 @@ def supervise(
 def _spawn(launcher, env, cwd, limits, cg: RunCgroup | None, user: Identity | None, info_w: int | None):
     argv = _rlimit_argv(limits, cg, user.uid if user is not None else os.getuid()) + launcher.argv(info_w)
     fds = tuple(launcher.pass_fds) + ((info_w,) if info_w is not None else ())
-    drop = {"user": user.uid, "group": user.gid, "extra_groups": []} if user is not None else {}
+    drop: dict[str, Any] = {"user": user.uid, "group": user.gid, "extra_groups": []} if user is not None else {}
     identity.fresh_session_keyring()
     try:
         with cg.spawning() if cg is not None else contextlib.nullcontext():
@@ -233,13 +233,16 @@ def _deadline_kill(procs: tuple[Leader, ...], cg: RunCgroup | None, deadline: fl
 def _open_gate(proc: subprocess.Popen, confined: list[int], cg: RunCgroup | None) -> str | None:
     """Confine, then let the program start; return why not, if it could not. On failure the
     whole group is killed first: closing the gate's pipe alone would let it run unconfined."""
+    gate = proc.stdin
+    if gate is None:
+        raise ValueError("the sandbox's gate needs the process started with stdin=subprocess.PIPE")
     error = None
     try:
         if not confined:
             raise ProcessLookupError("it exited before reporting its process")
         _confine(confined, cg)
-        proc.stdin.write(b"go\n")
-        proc.stdin.flush()
+        gate.write(b"go\n")
+        gate.flush()
     except (OSError, ValueError) as e:
         error = str(e) or type(e).__name__
         try:
@@ -247,7 +250,7 @@ def _open_gate(proc: subprocess.Popen, confined: list[int], cg: RunCgroup | None
         except (ProcessLookupError, PermissionError):
             pass
     try:
-        proc.stdin.close()
+        gate.close()
     except OSError:
         pass
     return error
@@ -391,6 +394,8 @@ def _kill_all(proc: Leader, cg: RunCgroup | None, tree: procfs.Tree | None) -> N
     if cg is not None:
         cg.kill()
         return
+    if tree is None:
+        raise ValueError("killing a run without a cgroup needs its process tree (launcher.tree)")
     end = time.monotonic() + _SETTLE_S
     while time.monotonic() < end:
         holders = not _writers_gone(proc)  # reading every process's fds is slow: only if needed

@@ -133,9 +133,9 @@ def _claim(path: str, prefix: str) -> str | None:
     return claimed
 
 
-def sweep_dead(base: str | os.PathLike) -> list[str]:
+def sweep_dead(base: str | os.PathLike[str]) -> list[str]:
     """Remove folders in ``base`` left by harnesses that died; return the problems met."""
-    problems = []
+    problems: list[str] = []
     try:
         entries = list(os.scandir(base))
     except OSError:

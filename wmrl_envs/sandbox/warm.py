@@ -47,6 +47,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from . import procfs, program, seccomp
 from .base import Job, Limits, RunResult
@@ -99,8 +100,8 @@ class _Clone:
     """The run's leading process, a child of this harness cloned by the zygote (a ``Leader``)."""
 
     pid: int
-    stdout: object
-    stderr: object
+    stdout: IO[bytes]
+    stderr: IO[bytes]
     returncode: int | None = None
 
 
@@ -127,7 +128,7 @@ class Zygote:
                 [python, f"/proc/self/fd/{script}"],  # ids and modules travel on the socket
                 pass_fds=(script,),
                 env=dict(env),
-                stdin=theirs,
+                stdin=theirs.fileno(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 cwd="/",
@@ -297,6 +298,7 @@ class _WarmLauncher(_BwrapLauncher):
             raise OSError("bwrap reported no sandbox process")
         holder = _holder(int(init), self.limits.wall_s)
         host_uid = self.ex.identity.uid if self.ex.identity else os.getuid()
+        bpf = seccomp.filter_bytes()
         spec = {
             "uid": SANDBOX_UID,
             "gid": SANDBOX_UID,
@@ -306,7 +308,7 @@ class _WarmLauncher(_BwrapLauncher):
             "program": SANDBOX_PROGRAM,
             "python": self.ex.python,
             "argv": self.argv_job,
-            "seccomp": None if seccomp.filter_bytes() is None else seccomp.filter_bytes().hex(),
+            "seccomp": None if bpf is None else bpf.hex(),
             "keyctl_nr": seccomp.ARCHES[os.uname().machine][2]["keyctl"],
             "cap_last_cap": _cap_last_cap(),
         }

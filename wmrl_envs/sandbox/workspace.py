@@ -99,7 +99,7 @@ class RunDir:
             self.program.write_text(job.code)
 
     def _mount(self, owner: Identity | None) -> bool:
-        if not mounts.can_mount():
+        if not mounts.can_mount() or not self.limit_bytes:
             return False
         uid, gid = (owner.uid, owner.gid) if owner else (os.getuid(), os.getgid())
         try:
@@ -198,6 +198,6 @@ def _read_beneath(root: Path, name: str, max_bytes: int) -> tuple[bytes | None, 
             return None, None
         if e.errno in (errno.ELOOP, errno.ENOTDIR, errno.EACCES, errno.ENXIO, errno.EMLINK):
             return None, "a symbolic link or unreadable path"
-        return None, f"unreadable ({os.strerror(e.errno)})"
+        return None, f"unreadable ({os.strerror(e.errno) if e.errno is not None else e})"
     finally:
         os.close(fd)

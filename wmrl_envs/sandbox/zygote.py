@@ -206,7 +206,7 @@ def _program(spec: dict, fd: dict[str, int]) -> None:
         os.dup2(fd["stdout"], 1)
         os.dup2(fd["stderr"], 2)
         _close_all_but({1, 2})  # no stdin, as under cold bwrap (its gate took fd 0)
-        sys.stdin = sys.__stdin__ = None  # type: ignore[assignment]
+        sys.stdin = sys.__stdin__ = None  # type: ignore[misc]  # typeshed marks sys.__stdin__ Final
         _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
         if spec["seccomp"] is not None:
             _install_seccomp(bytes.fromhex(spec["seccomp"]))
@@ -283,9 +283,9 @@ def _reseed(g: object) -> None:
     if isinstance(g, random.Random):
         g.seed()
     elif hasattr(g, "bit_generator"):  # numpy Generator
-        g.bit_generator.state = type(g.bit_generator)().state  # type: ignore[attr-defined]
+        g.bit_generator.state = type(g.bit_generator)().state
     elif hasattr(g, "get_state") and hasattr(g, "seed"):  # numpy RandomState
-        g.seed()  # type: ignore[attr-defined]
+        g.seed()
     else:  # numpy BitGenerator
         g.state = type(g)().state  # type: ignore[attr-defined]
 
