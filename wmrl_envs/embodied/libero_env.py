@@ -25,7 +25,12 @@ SETTLE_ACTION = np.array([0, 0, 0, 0, 0, 0, -1], dtype=np.float64)  # hold still
 
 # Simulators still open at exit are closed while EGL is alive (else its teardown prints errors).
 _LIVE: weakref.WeakSet[LiberoLongEnv] = weakref.WeakSet()
-atexit.register(lambda: [env._close_sim() for env in list(_LIVE)])
+
+
+@atexit.register
+def _close_live() -> None:
+    for env in list(_LIVE):
+        env._close_sim()
 
 
 def resolve_task(task: int | str) -> int:
@@ -127,7 +132,7 @@ class LiberoLongEnv(gym.Env):
 
         self.action_space = spaces.Box(-1.0, 1.0, (7,), np.float32)
         state = spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32)
-        images = {k: spaces.Box(0, 255, self.image_shape, np.uint8) for k in CAMERAS}
+        images: dict[str, spaces.Space] = {k: spaces.Box(0, 255, self.image_shape, np.uint8) for k in CAMERAS}
         if obs_mode == "state":
             self.observation_space = state
         elif obs_mode == "pixels":
@@ -135,7 +140,7 @@ class LiberoLongEnv(gym.Env):
         else:
             self.observation_space = spaces.Dict({**images, "state": state})
 
-        self._sim = None
+        self._sim: Any | None = None  # LIBERO's ControlEnv (untyped), built by the first reset
         self._sim_task: int | None = None
         self._goal: GoalTracker | None = None
         self._task: int | None = None
@@ -195,19 +200,25 @@ class LiberoLongEnv(gym.Env):
         return obs
 
     @property
-    def problem(self) -> Any:
-        """The live LIBERO problem env (robosuite), for privileged access by scripted experts."""
+    def _live_sim(self) -> Any:
         if self._sim is None:
             raise RuntimeError("the simulator starts on the first reset(): call reset() first")
-        return self._sim.env
+        return self._sim
+
+    @property
+    def problem(self) -> Any:
+        """The live LIBERO problem env (robosuite), for privileged access by scripted experts."""
+        return self._live_sim.env
 
     @property
     def instruction(self) -> str:
         """The current task's language instruction (after the first reset)."""
-        return self._sim.language_instruction
+        return self._live_sim.language_instruction
 
     def wm_context(self) -> dict[str, Any]:
         """What a progress world model may know now (JSON-serializable)."""
+        if self._task is None or self._goal is None:
+            raise RuntimeError("the task is chosen by reset(): call reset() first")
         return {
             "env": "WMRL/LIBERO-Long-v0",
             "task_id": self._task,
@@ -251,24 +262,25 @@ class LiberoLongEnv(gym.Env):
 
         start = time.perf_counter()
         self._ensure_sim(task)
+        sim = self._live_sim
         self._task, self._init_index, self._t, self._done = task, int(index), 0, False
         # LIBERO's reset places fixtures with the global numpy RNG; the init states set only qpos.
         outer = np.random.get_state()
         np.random.seed(int(self.np_random.integers(2**31)))
         try:
-            self._sim.reset()
+            sim.reset()
         finally:
             np.random.set_state(outer)
-        for robot in self._sim.env.robots:
+        for robot in sim.env.robots:
             # robosuite's gripper integrates its command; only a hard reset would zero it.
             robot.gripper.current_action = np.zeros_like(robot.gripper.current_action)
-        raw = self._sim.set_init_state(states[index])
+        raw = sim.set_init_state(states[index])
         for _ in range(self.settle_steps):
-            raw, _, _, _ = self._sim.step(SETTLE_ACTION)
+            raw, _, _, _ = sim.step(SETTLE_ACTION)
         steps, seconds = self._pending
         self._pending = (steps + self.settle_steps, seconds + time.perf_counter() - start)
         self._last_raw = raw
-        info = self._info(bool(self._sim.check_success()), 0, 0.0)
+        info = self._info(bool(sim.check_success()), 0, 0.0)
         info["group"] = options.get("group") or uuid.uuid4().hex
         info["init_state"] = self._init_index
         return self._obs(raw), info
@@ -286,7 +298,7 @@ class LiberoLongEnv(gym.Env):
             raise RuntimeError("the episode has ended (or never started): call reset() first")
         a = self._check_action(action)
         start = time.perf_counter()
-        raw, _, success, _ = self._sim.step(a)  # robosuite's done is its success check
+        raw, _, success, _ = self._live_sim.step(a)  # robosuite's done is its success check
         sim_s = time.perf_counter() - start
         (reset_steps, reset_s), self._pending = self._pending, (0, 0.0)
         self._t += 1
@@ -298,7 +310,7 @@ class LiberoLongEnv(gym.Env):
         return self._obs(raw), float(success), success, truncated, info
 
     def render(self) -> np.ndarray | None:
-        if self.render_mode != "rgb_array" or self._sim is None:
+        if self.render_mode != "rgb_array" or self._sim is None or self._last_raw is None:
             return None
         if self.obs_mode != "state":
             return np.ascontiguousarray(self._last_raw["agentview_image"][::-1])

@@ -19,6 +19,7 @@ import logging
 import os
 import pickle
 import tempfile
+import types
 import warnings
 import zipfile
 from pathlib import Path
@@ -86,6 +87,8 @@ def task_names() -> tuple[str, ...]:
     """The ten libero_10 task names, in the suite's order (task_id 0-9)."""
     path = libero_root() / "benchmark" / "libero_suite_task_map.py"
     spec = importlib.util.spec_from_file_location("_wmrl_libero_task_map", path)
+    if spec is None or spec.loader is None:
+        raise LiberoNotInstalled(f"cannot load LIBERO's task map {path}: {INSTALL_HINT}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # the file defines a dict and imports nothing
     return tuple(module.libero_task_map[SUITE])
@@ -111,7 +114,7 @@ def init_states(name: str) -> np.ndarray:
     return np.asarray(states, dtype=np.float64)
 
 
-def sweep_config_dirs(base: str | os.PathLike | None = None) -> None:
+def sweep_config_dirs(base: str | os.PathLike[str] | None = None) -> None:
     """Remove this user's config folders in ``base`` (default: the temp dir) whose process is gone."""
     try:
         entries = list(os.scandir(base or tempfile.gettempdir()))
@@ -162,7 +165,7 @@ def _drop_macro_warnings(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith(MACRO_WARNINGS)
 
 
-def import_libero(assets: Path) -> object:
+def import_libero(assets: Path) -> types.ModuleType:
     """Import ``libero.libero.envs`` headless and offline, with ``assets`` as the scene folder.
 
     Returns the ``libero.libero.envs.env_wrapper`` module (``ControlEnv``, ``OffScreenRenderEnv``).
@@ -172,7 +175,7 @@ def import_libero(assets: Path) -> object:
 
 
 @functools.cache
-def _import_env_wrapper(assets: Path) -> object:
+def _import_env_wrapper(assets: Path) -> types.ModuleType:
     os.environ.setdefault("MUJOCO_GL", "egl")
     logging.getLogger("robosuite_logs").addFilter(_drop_macro_warnings)
     try:
