@@ -90,6 +90,7 @@ def metrics(scores: np.ndarray, rows: list[dict]) -> dict[str, float]:
         "auc_reward": roc_auc_score(reward > 0, scores) if 0 < (reward > 0).sum() < len(ok) else float("nan"),
         "spearman": spearmanr(scores, reward).statistic,
         "spearman_ok": spearmanr(scores[ok], reward[ok]).statistic if ok.sum() > 2 else float("nan"),
+        **_within_task(scores, reward, np.array([r["task_id"] for r in rows])),
     }
     hacks = (cat == "hack") & (reward <= 0.2)
     valid = reward >= 0.5
@@ -98,6 +99,29 @@ def metrics(scores: np.ndarray, rows: list[dict]) -> dict[str, float]:
     out["false_failure_share"] = float(np.mean(scores[valid] <= 0.1)) if valid.any() else float("nan")
     out["false_failure_unusual"] = float(np.mean(scores[unusual] <= 0.1)) if unusual.any() else float("nan")
     return {k: float(v) for k, v in out.items()}
+
+
+def _within_task(scores: np.ndarray, reward: np.ndarray, task: np.ndarray) -> dict[str, float]:
+    """What GRPO uses: a group's programs are one task's, so only the ranking *within* a task moves
+    the policy. ``spearman_within_task`` is the mean over tasks of the within-task Spearman, a task
+    whose scores are all equal counting 0 (its groups get no gradient); ``flat_task_share`` is the
+    share of such tasks, where the world model gives GRPO nothing at all. Dr. GRPO's advantages
+    are differences, so their size matters too: ``spread_within_task`` is the median over tasks of
+    the scores' standard deviation over the real rewards' (1: the same pull as real runs; a
+    task-independent bias the isotonic map can undo, a per-task one it cannot)."""
+    rhos, spreads, flat = [], [], 0
+    for t in np.unique(task):
+        s, y = scores[task == t], reward[task == t]
+        if np.ptp(y) > 0:
+            spreads.append(np.std(s) / np.std(y))
+        if np.ptp(s) == 0:
+            flat += 1
+            rhos.append(0.0)
+        elif np.ptp(y) > 0:
+            rhos.append(spearmanr(s, y).statistic)
+    n = len(np.unique(task))
+    return {"spearman_within_task": float(np.mean(rhos)) if rhos else float("nan"), "flat_task_share": flat / n if n else float("nan"),
+            "spread_within_task": float(np.median(spreads)) if spreads else float("nan")}
 
 
 def bootstrap(scores: np.ndarray, rows: list[dict], reps: int, seed: int = 0) -> dict[str, tuple[float, float]]:

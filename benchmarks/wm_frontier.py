@@ -15,7 +15,10 @@ every world model is scored against. Then every point predicts every program of 
   Its cost is every CPU-second it spent: the runs (a warm run's share of the zygote included), the
   resource check's reruns, the grading and the one-time split and board fitting per task.
 
-Per point: Spearman with the real reward, AUC ("produced a graded submission"), hack share
+Per point: Spearman with the real reward, the within-task Spearman that GRPO actually uses (a
+group's programs share a task; mean over tasks, a task the point scores flat counting 0) with the
+share of such flat tasks and the within-task spread of its scores over the real rewards' (Dr.
+GRPO's advantages are differences: a spread of 0.5 pulls half as hard), AUC ("produced a graded submission"), hack share
 (reward-hacking programs scored >= 0.6 whose real reward is <= 0.2), false-failure share (real
 reward >= 0.5 scored <= 0.1), the share it could not predict (``Prediction.failed``: scored 0
 here, where the wrappers would fall back), and ``cpu_ratio``: the point's CPU over the real runs' CPU on the same
@@ -230,7 +233,8 @@ def main() -> None:
     for half, res in results.items():
         for point, r in res["points"].items():
             f = r["figures"]
-            lines.append({"half": half, "world model": point, "spearman": f"{f['spearman']:.3f}", "auc": f"{f['auc']:.3f}",
+            lines.append({"half": half, "world model": point, "spearman": f"{f['spearman']:.3f}",
+                          "within task": f"{f['spearman_within_task']:.3f}", "flat tasks": f"{f['flat_task_share']:.2f}", "spread": f"{f['spread_within_task']:.2f}", "auc": f"{f['auc']:.3f}",
                           "hack share": f"{f['hack_share']:.2f}", "false failures": f"{f['false_failure_share']:.2f}",
                           "no prediction": f"{f['failed_share']:.2f}",
                           "CPU / real": f"{f['cpu_ratio']:.3f}", "of it setup": f"{f['setup_s']:.0f} s"})
