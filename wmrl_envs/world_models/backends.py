@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -260,8 +260,7 @@ class TransformersBackend:
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        # transformers wraps PreTrainedModel.to in functools.wraps, which mypy reads as unbound
-        self.model = AutoModelForCausalLM.from_pretrained(model).to(self.device).eval()  # type: ignore[arg-type]
+        self.model = AutoModelForCausalLM.from_pretrained(model).to(self.device).eval()
         self.batch_size = batch_size
         self.pass_id, self.fail_id = (self._first_token(" pass"), self._first_token(" fail"))
         if self.pass_id == self.fail_id:
@@ -272,8 +271,7 @@ class TransformersBackend:
 
     def _render(self, messages: Messages, answer_prefix: str) -> str:
         if getattr(self.tokenizer, "chat_template", None):
-            # one conversation, tokenize=False: the rendered text
-            text = cast(str, self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
+            text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         else:
             text = "\n\n".join(m["content"] for m in messages) + "\n\n"
         return text + answer_prefix

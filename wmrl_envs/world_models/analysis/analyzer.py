@@ -194,7 +194,7 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
 
     def inline(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> None:
         """Walk a user function's body at its call site, its parameters bound to the arguments."""
-        saved = (dict(self.frames), dict(self.instances), dict(self.vals), dict(self.consts))
+        saved: tuple[dict[str, Any], ...] = (dict(self.frames), dict(self.instances), dict(self.vals), dict(self.consts))
         params = [*fn.args.posonlyargs, *fn.args.args]
         defaults = dict(zip([a.arg for a in params][len(params) - len(fn.args.defaults):], fn.args.defaults))
         defaults |= {a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None}
@@ -208,7 +208,8 @@ class Analyzer(ast.NodeVisitor, Folder, FrameTracker, ValueFlow, CallEffects):
         rets = [r for r in self.ret_stack.pop() if r is not None]
         self.call_stack.pop()
         shared = {n for s in ast.walk(fn) if isinstance(s, ast.Global) for n in s.names}
-        for store, old in zip((self.frames, self.instances, self.vals, self.consts), saved):
+        stores: tuple[dict[str, Any], ...] = (self.frames, self.instances, self.vals, self.consts)
+        for store, old in zip(stores, saved):
             kept = {n: store[n] for n in shared if n in store}
             store.clear()
             store.update(old)
