@@ -1,4 +1,4 @@
-"""The layering the architecture promises: the env side never imports the agents.
+"""The layering the architecture promises (the env side never imports the agents), and one version.
 
 ``wmrl_envs`` is usable without ``wmrl_agents`` (a user wraps their own simulator or trainer), so
 no module of it may import the agents, not even lazily; the agents' CLI commands reach ``wmrl``
@@ -45,3 +45,10 @@ def test_the_agents_commands_come_through_the_entry_point():
     assert "wmrl_agents.cli" in cli.command_modules()
     commands = cli.build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     assert {"compare", "train", "sandbox", "predict"} <= set(commands)
+
+
+def test_the_version_is_the_distributions():
+    import tomllib
+
+    pyproject = tomllib.loads((Path(wmrl_envs.__file__).parents[1] / "pyproject.toml").read_text())
+    assert wmrl_envs.__version__ == pyproject["project"]["version"]

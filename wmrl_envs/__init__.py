@@ -4,9 +4,14 @@ Importing this package registers ``WMRL/MLEDojo-v0``, ``WMRL/DSBench-v0`` and
 ``WMRL/LIBERO-Long-v0``; entry points load lazily, so heavy stacks are imported only by ``gym.make``.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from gymnasium.envs.registration import register, registry
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("wmrl")  # one source: pyproject.toml
+except PackageNotFoundError:  # a source tree on sys.path, never installed
+    __version__ = "0+unknown"
 
 _ENVS = {
     # Sandbox-scored: the same code can score differently run to run (timing, threads).
