@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
 
+Floats: TypeAlias = "Sequence[float] | np.ndarray"
+"""Scores as the mixing modules take them: a list of numbers or a 1-D array."""
 
-def finite_1d(name: str, values: Sequence[float] | np.ndarray, *, allow_empty: bool = False) -> np.ndarray:
+
+def finite_1d(name: str, values: Floats, *, allow_empty: bool = False) -> np.ndarray:
     """``values`` as a float64 1-D array; NaN, infinity or a wrong shape raise ``ValueError``."""
     try:
         arr = np.asarray(values, dtype=np.float64)

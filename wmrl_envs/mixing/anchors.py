@@ -68,6 +68,6 @@ class AnchorSampler:
         return {"rate": self.rate, "seed": self.seed, "mode": self.mode, "credit": self.credit, "step": self.step}
 
     def load_state_dict(self, state: dict) -> None:
-        self.__init__(state["rate"], state["seed"], state["mode"])
+        type(self).__init__(self, state["rate"], state["seed"], state["mode"])
         self.credit = float(state["credit"])
         self.step = int(state["step"])

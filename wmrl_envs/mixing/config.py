@@ -74,7 +74,8 @@ class MixingConfig:
         """``config`` (or the defaults) with ``overrides``: the keyword arguments of the old
         signatures. A number for ``config`` is the anchor rate (the old first positional argument)."""
         if isinstance(config, (int, float)):
-            config, overrides = None, {"anchor_rate": float(config), **overrides}
+            overrides = {"anchor_rate": float(config), **overrides}
+            config = None
         unknown = set(overrides) - {f.name for f in fields(cls)}
         if unknown:
             raise TypeError(f"unknown MixingConfig field(s): {sorted(unknown)}")

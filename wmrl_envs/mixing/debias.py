@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from ._validate import finite_1d, same_length
+from ._validate import Floats, finite_1d, same_length
 from .isotonic import FITS
 
 
@@ -53,7 +51,7 @@ class OnlineDebiaser:
     def knots(self) -> tuple[np.ndarray, np.ndarray] | None:
         return self._knots
 
-    def update(self, wm_scores: Sequence[float], real_scores: Sequence[float]) -> None:
+    def update(self, wm_scores: Floats, real_scores: Floats) -> None:
         s = finite_1d("wm_scores", wm_scores)
         y = finite_1d("real_scores", real_scores)
         same_length("wm_scores", s, "real_scores", y)
@@ -81,7 +79,7 @@ class OnlineDebiaser:
             if np.ptp(knots[1]) > 0:
                 self._knots = knots
 
-    def transform(self, wm_scores: Sequence[float]) -> np.ndarray:
+    def transform(self, wm_scores: Floats) -> np.ndarray:
         s = finite_1d("wm_scores", wm_scores, allow_empty=True)
         if self._knots is None:
             return s.copy()
@@ -98,8 +96,14 @@ class OnlineDebiaser:
         }
 
     def load_state_dict(self, state: dict) -> None:
-        self.__init__(state["window"], state["min_pairs"], state.get("backend", "sklearn"))
+        type(self).__init__(self, state["window"], state["min_pairs"], state.get("backend", "sklearn"))
         self._s = np.asarray(state["wm_scores"], dtype=np.float64)
         self._y = np.asarray(state["real_scores"], dtype=np.float64)
         knots = state.get("knots")
-        self._knots = None if knots is None else tuple(np.asarray(k, dtype=np.float64) for k in knots)
+        if knots is None:
+            self._knots = None
+        elif len(knots) == 2:
+            self._knots = (np.asarray(knots[0], dtype=np.float64), np.asarray(knots[1], dtype=np.float64))
+        else:
+            raise ValueError(f"debiaser state: knots must be [xs, ys] (2 lists), got {len(knots)}; "
+                             "pass the dict OnlineDebiaser.state_dict() wrote")

@@ -49,21 +49,22 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ._validate import Floats
 from .config import _WEIGHTINGS
 
 _FLOOR = 1e-8
 
 
 def group_advantages(
-    rewards: Sequence[Sequence[float]], normalize: bool = False, eps: float = 1e-4
+    rewards: Sequence[Floats], normalize: bool = False, eps: float = 1e-4
 ) -> list[np.ndarray]:
     """GRPO advantages per group: ``r - mean(r)``, divided by ``std + eps`` if ``normalize``.
 
     The std is Bessel-corrected (as TRL); a one-member group gets advantage 0.
     """
     out = []
-    for r in rewards:
-        r = np.asarray(r, dtype=np.float64)
+    for group in rewards:
+        r = np.asarray(group, dtype=np.float64)
         a = r - r.mean()
         if normalize and len(r) > 1:
             a = a / (r.std(ddof=1) + eps)
@@ -152,7 +153,7 @@ class InverseVarianceWeights:
         return {"ema": self.ema, "weighting": self.weighting, "energy": dict(self.energy)}
 
     def load_state_dict(self, state: dict) -> None:
-        self.__init__(state["ema"], state["weighting"])
+        type(self).__init__(self, state["ema"], state["weighting"])
         self.energy.update(state["energy"])
 
 
@@ -174,10 +175,10 @@ def _weights(w_a: float, n_a: int, n_w: int, v_a, v_w, est: tuple, *, pooled: bo
 
 
 def weighted_advantages(
-    rewards: Sequence[Sequence[float]],
-    is_anchor: Sequence[bool],
+    rewards: Sequence[Floats],
+    is_anchor: Sequence[bool] | np.ndarray,
     weighter: InverseVarianceWeights,
-    residuals: Sequence[Sequence[float] | None] | None = None,
+    residuals: Sequence[Floats | None] | None = None,
     calibrated: bool = False,
     normalize: str = "none",
     eps: float = 1e-4,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats as sps
 
-from ._validate import finite_1d
+from ._validate import Floats, finite_1d
 from .anchors import AnchorSampler
 from .config import MixingConfig
 from .debias import OnlineDebiaser
@@ -73,7 +73,7 @@ class RewardMixer:
         """Which of these groups are anchors (execute them for real before calling ``mix``)."""
         return self.sampler.select(keys, step)
 
-    def transform(self, wm_scores: Sequence[float]) -> np.ndarray:
+    def transform(self, wm_scores: Floats) -> np.ndarray:
         """World-model scores through the current debiasing map (identity if ``debias=False``)."""
         s = finite_1d("wm_scores", wm_scores, allow_empty=True)
         return self.debiaser.transform(s) if self.config.debias else s

@@ -165,7 +165,7 @@ class ExploitationMonitor:
                 "n_pairs": self.n_pairs}
 
     def load_state_dict(self, state: dict) -> None:
-        self.__init__(state["recent_size"], state["reference_size"], state["min_pairs"],
+        type(self).__init__(self, state["recent_size"], state["reference_size"], state["min_pairs"],
                       state["high"], state["margin"], state["confidence"], state.get("tolerance", 0.15))
         self.recent.extend(tuple(p) for p in state["recent"])
         self.reference = [tuple(p) for p in state["reference"]]

@@ -170,7 +170,7 @@ class MixingState:
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
         self.lock = threading.RLock()
         if self.state_path is not None and self.state_path.exists():
-            snapshot = self._read_snapshot()
+            snapshot = self._read_snapshot(self.state_path)
             self.load_state_dict(snapshot, with_pairs=False)
             self.counts = self._own_counts(snapshot)
         self._ingest()
@@ -188,10 +188,9 @@ class MixingState:
             return {**_zero_counts(), **writers[self.replaces]}
         return _zero_counts()
 
-    def _read_snapshot(self) -> dict:
-        """The snapshot at ``state_path``; a corrupt one, or one another configuration wrote, is a
-        ``ValueError`` naming the path and the reason (a run never silently starts over)."""
-        path = self.state_path
+    def _read_snapshot(self, path: Path) -> dict:
+        """The snapshot at ``path`` (``state_path``); a corrupt one, or one another configuration wrote,
+        is a ``ValueError`` naming the path and the reason (a run never silently starts over)."""
         try:
             state = json.loads(path.read_text())
             if not isinstance(state, dict) or "sampler" not in state:
@@ -428,8 +427,9 @@ class MixingState:
         with open(f"{self.state_path}.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
-                on_disk = self._writers_on_disk()
-                on_disk.pop(self.replaces, None)
+                on_disk = self._writers_on_disk(self.state_path)
+                if self.replaces is not None:
+                    on_disk.pop(self.replaces, None)
                 writers = {**on_disk, self.writer: dict(self.counts)}
                 total: dict[str, int] = {}
                 for counts in writers.values():
@@ -444,10 +444,10 @@ class MixingState:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _writers_on_disk(self) -> dict[str, dict]:
-        """The per-process counts the snapshot on disk holds (none if it is missing or unreadable)."""
+    def _writers_on_disk(self, path: Path) -> dict[str, dict]:
+        """The per-process counts the snapshot at ``path`` holds (none if it is missing or unreadable)."""
         try:
-            writers = json.loads(self.state_path.read_text()).get("writers")
+            writers = json.loads(path.read_text()).get("writers")
         except (OSError, ValueError, AttributeError):
             return {}
         return writers if isinstance(writers, dict) else {}
