@@ -121,7 +121,7 @@ class _PredictingWrapper(gym.Wrapper):
         self.world_model = world_model
         # Copies of this wrapper stepped from threads share this: their predictions go out in batches.
         self._batched = (Coalescer(functools.partial(_predict_pairs, world_model))
-                         if hasattr(world_model, "predict_batch") else None)
+                         if isinstance(world_model, WorldModel) and hasattr(world_model, "predict_batch") else None)
         self.wm_horizon = None if wm_horizon is None else int(wm_horizon)
         self.on_wm_failure = on_wm_failure
         self.is_text = isinstance(env.action_space, spaces.Text)
@@ -507,7 +507,7 @@ class MixedRewardWrapper(_PredictingWrapper):
             info["reward_source"] = "real"
             real = self._episode_score(Episode(self._return, self._t, info)) if done else None
             return self._finish(obs, 0.0, terminated, truncated, info, wm_score, real)
-        reward = self.state.transform(self._s) if done else 0.0
+        reward = self.state.transform(wm_score) if wm_score is not None else 0.0  # not None iff done
         info.update(reward_source="world_model", real_score=info.get("score"), score=None)
         return self._finish(obs, reward, terminated, truncated, info, wm_score, None)
 
