@@ -222,11 +222,11 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
         for e in envs:
             e.close()
     wm = getattr(envs[0], "world_model", None)
-    memo = {"hits": wm.hits, "misses": wm.misses} if hasattr(wm, "hits") else None  # since this process started the arm
+    memo = {"hits": wm.hits, "misses": wm.misses} if wm is not None and hasattr(wm, "hits") else None  # since this process started the arm
     if log_dir is not None:
         history = _read_jsonl(log_dir / "metrics.jsonl")
     evaluated_final = ev is not None and curve[-1]["update"] == trainer.update_idx  # the last checkpoint, just now
-    final = ev if evaluated_final else study.evaluate(policy, seed, trainer.update_idx)
+    final = ev if ev is not None and evaluated_final else study.evaluate(policy, seed, trainer.update_idx)
     result = {
         **_cost(trainer.totals),
         "train_wall_s": time.perf_counter() - t0,
@@ -330,7 +330,7 @@ def summarize(runs: dict, arms: Sequence[str]) -> dict:
     (over all seeds) or ``real`` ran none (every program refused unrun, say), ``compute_ratio`` is
     None and ``ratio_note`` says which ("ran no program", "real ran no program"; else None)."""
     seeds = list(runs)
-    summary = {}
+    summary: dict[str, dict[str, Any]] = {}
     real_ran = any(runs[s]["real"]["real_executions"] for s in seeds)
     for arm in arms:
         rows = [runs[s][arm] for s in seeds]

@@ -16,9 +16,10 @@ import gymnasium as gym
 
 import wmrl_envs  # noqa: F401 - registers the env ids
 from wmrl_agents.evaluate import evaluate_policies
+from wmrl_agents.grpo import env_task_ids
 from wmrl_agents.replay import OutcomeStore, ReplayWrapper, default_store
 from wmrl_envs.mixing import MixingConfig
-from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
+from wmrl_envs.wrappers import MixedRewardWrapper, MixingState, WorldModelLike
 
 AGENTS = ("composer", "template", "llm")
 LLM_NEW_TOKENS = (32, 512)  # --agent llm: new tokens per program at the smallest budget, and at --budget 1
@@ -90,7 +91,7 @@ class TextWorld:
 
     env_id: str = "WMRL/MLEDojo-v0"
     agent: str | Callable[[int], object] = "composer"
-    world_model: object = "static"
+    world_model: str | WorldModelLike = "static"
     env_kwargs: dict = field(default_factory=dict)
     workers: int = 2
     cache: Path | None = None
@@ -132,7 +133,8 @@ class TextWorld:
         too good to be a model, a split that cannot be built) runs the program for real: the static
         model would pay a memorised lookup more than a weak honest program
         (``benchmarks/memorisation.py``)."""
-        envs = [ReplayWrapper(self.make(self.env_id, "train")(), self.store(self.env_id)) for _ in range(self.workers)]
+        envs: list[gym.Env] = [ReplayWrapper(self.make(self.env_id, "train")(), self.store(self.env_id))
+                               for _ in range(self.workers)]
         if config is None:
             return envs
         from wmrl_envs.world_models.factory import make_world_model
@@ -145,7 +147,7 @@ class TextWorld:
         return [MixedRewardWrapper(e, wm, state=state, on_wm_failure="execute" if proxy else "static") for e in envs]
 
     def train_tasks(self, envs: list[gym.Env]) -> list[str]:
-        return list(envs[0].unwrapped.task_ids)
+        return env_task_ids(envs[0])
 
     def evaluate(self, policy, seed: int, samples: int) -> dict:
         """``{"expected", "greedy", "per_task"}`` of real execution on the held-out tasks."""

@@ -17,12 +17,13 @@ policy, arm or later run.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from tqdm.auto import tqdm
 
-from wmrl_agents.grpo import EnvPool
+from wmrl_agents.grpo import EnvPool, env_task_ids
 from wmrl_agents.replay import OutcomeStore, ReplayWrapper, action_key, task_key
 
 
@@ -32,8 +33,13 @@ class _Scripted:
     def __init__(self, programs: dict[str, str]) -> None:
         self.programs = programs
 
-    def sample(self, obs, info, rng):
+    def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[str, None]:
         return self.programs[info["group"]], None
+
+
+def _rng_of(seed: int, i: int) -> Callable[[int], np.random.Generator]:
+    """The random stream ``(seed, task index i, sample k)`` of the k-th sample."""
+    return lambda k: np.random.default_rng([seed, i, k])
 
 
 def plan(policy, obs: object, info: dict, samples: int, rng_of: Callable[[int], np.random.Generator],
@@ -79,18 +85,18 @@ def evaluate_policies(
     envs = [ReplayWrapper(make_env(), store) for _ in range(workers)]
     try:
         base = envs[0]
-        firsts = {t: base.reset(options={"task_id": t}) for t in base.unwrapped.task_ids}
+        firsts = {t: base.reset(options={"task_id": t}) for t in env_task_ids(base)}
         keys = {t: task_key(base.env, t) for t in firsts}
         drawn = sum(len(firsts) * (1 if hasattr(p, "distribution") else 1 + samples) for p in policies.values())
         with tqdm(total=drawn, desc="sampling programs", unit="program", disable=not progress, leave=False) as bar:
             plans = {
-                name: {t: plan(policy, obs, info, samples, lambda k, i=i: np.random.default_rng([seed, i, k]), bar)
+                name: {t: plan(policy, obs, info, samples, _rng_of(seed, i), bar)
                        for i, (t, (obs, info)) in enumerate(firsts.items())}
                 for name, policy in policies.items()
             }
         needed: dict[str, tuple[str, str]] = {}  # store key -> (task, program)
-        for per_task in plans.values():
-            for t, (_, programs, greedy) in per_task.items():
+        for task_plans in plans.values():
+            for t, (_, programs, greedy) in task_plans.items():
                 for prog in [*programs, greedy]:
                     k = action_key(keys[t], prog)
                     if store.get(k) is None:
@@ -104,7 +110,11 @@ def evaluate_policies(
             e.close()
 
     def reward(t: str, prog: str) -> float:
-        return float(store.get(action_key(keys[t], prog))["reward"])
+        outcome = store.get(action_key(keys[t], prog))
+        if outcome is None:
+            raise RuntimeError(f"evaluate_policies: the OutcomeStore has no outcome for task {t!r}, program "
+                               f"{prog!r} after the programs ran (was the store cleared meanwhile?)")
+        return float(outcome["reward"])
 
     out: dict[str, dict] = {"_executions": {"programs_run": len(jobs)}}
     for name, per_task_plan in plans.items():

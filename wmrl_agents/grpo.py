@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Queue
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import gymnasium as gym
 import numpy as np
@@ -35,6 +35,8 @@ from wmrl_envs.mixing import InverseVarianceWeights, Weights, weighted_advantage
 
 J = TypeVar("J")
 R = TypeVar("R")
+Job = tuple[str, str, int]
+"""One episode to run: ``(task_id, group, seed)``."""
 
 COST_KEYS = ("exec_s", "exec_cpu_s", "wm_s", "sim_steps", "sim_s")
 # An episode's outcome (Episode.outcome): the env's info["status"] for episodes it ran ("timeout":
@@ -45,11 +47,15 @@ OUTCOMES = ("ok", "invalid_action", "run_failed", "timeout", "invalid_submission
             "predicted", "world_model_failure", "unknown")
 
 
-class Policy(Protocol):
-    """What the trainer needs of a policy."""
+class Sampler(Protocol):
+    """What running an episode needs of a policy (:func:`run_episode`, :meth:`EnvPool.run`)."""
 
     def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[Any, Any]:
         """An action for ``obs`` and a record of how it was chosen (for ``update``)."""
+
+
+class Policy(Sampler, Protocol):
+    """What the trainer needs of a policy."""
 
     def update(self, records: Sequence[Sequence[Any]], advantages: np.ndarray) -> dict:
         """One policy-gradient step: ``records[i]`` are episode i's step records, ``advantages[i]``
@@ -97,7 +103,7 @@ class Episode:
 
 
 def run_episode(
-    env: gym.Env, policy: Policy, task_id: str, group: str, seed: int, rng: np.random.Generator
+    env: gym.Env, policy: Sampler, task_id: str, group: str, seed: int, rng: np.random.Generator
 ) -> Episode:
     """Reset ``env`` on ``task_id`` in group ``group`` and act until the episode ends."""
     obs, info = env.reset(seed=seed, options={"task_id": task_id, "group": group})
@@ -207,7 +213,7 @@ class EnvPool:
         with ThreadPoolExecutor(len(self.envs)) as pool:
             return list(pool.map(one, items))
 
-    def run(self, jobs: Sequence[tuple], policy: Policy, progress: tqdm | None = None) -> list[Episode]:
+    def run(self, jobs: Sequence[Job], policy: Sampler, progress: tqdm | None = None) -> list[Episode]:
         """``jobs``: ``(task_id, group, seed)``; episodes come back in job order."""
         return self.map(lambda env, job: run_episode(env, policy, *job, np.random.default_rng(job[2])), jobs, progress)
 
@@ -278,13 +284,13 @@ class GRPOTrainer:
         self.update_idx = 0
         self.totals = {**dict.fromkeys(COST_KEYS, 0.0), "update_s": 0.0, "episodes": 0, "real_episodes": 0}
         self.anchor_pairs: list[tuple[float, float, bool]] = []  # (world-model score, real reward, run ok)
-        self._tb = None
+        self._tb: _ScalarWriter | Literal[False] | None = None  # False: no TensorBoard installed
 
     # -- one update ---------------------------------------------------------------------------
-    def _jobs(self, update: int) -> list[tuple]:
+    def _jobs(self, update: int) -> list[Job]:
         rng = np.random.default_rng([self.seed, update])
         picks = rng.choice(len(self.tasks), size=self.groups_per_update, replace=len(self.tasks) < self.groups_per_update)
-        jobs = []
+        jobs: list[Job] = []
         for k, t in enumerate(picks):
             group = f"s{self.seed}-u{update}-g{k}"
             for m in range(self.group_size):
@@ -365,7 +371,7 @@ class GRPOTrainer:
             self._tb.flush()
 
     def _mixing_states(self) -> list:
-        states = []
+        states: list[Any] = []
         for env in self.pool.envs:
             state = _wrapper_attr(env, "state")  # through any wrapper stack
             if state is not None and hasattr(state, "state_dict") and all(state is not s for s in states):
@@ -408,6 +414,15 @@ class GRPOTrainer:
         return True
 
 
+def env_task_ids(env: gym.Env) -> list[str]:
+    """The task ids an env draws from: its unwrapped env's ``task_ids`` (``MLEEnv`` has them)."""
+    ids = getattr(env.unwrapped, "task_ids", None)
+    if ids is None:
+        raise AttributeError(f"{type(env.unwrapped).__name__} has no task_ids: GRPO and the evaluation draw "
+                             "tasks from an env that lists them (MLEEnv)")
+    return list(ids)
+
+
 def _wrapper_attr(env, name: str):
     """``name`` from the env or any wrapper in its stack (None if none has it)."""
     try:
@@ -431,7 +446,15 @@ def mixing_metrics(stats: dict) -> dict:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def _tensorboard_writer(log_dir: Path):
+class _ScalarWriter(Protocol):
+    """What :class:`GRPOTrainer` uses of a TensorBoard ``SummaryWriter``."""
+
+    def add_scalar(self, tag: str, scalar_value: float, global_step: int) -> Any: ...
+
+    def flush(self) -> Any: ...
+
+
+def _tensorboard_writer(log_dir: Path) -> _ScalarWriter | None:
     """A TensorBoard writer when ``tensorboard`` (or ``tensorboardX``) is installed, else None."""
     try:
         from torch.utils.tensorboard import SummaryWriter

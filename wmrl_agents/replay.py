@@ -100,7 +100,12 @@ def task_key(env: gym.Env, task_id: str) -> str:
     """Names a task's content: changes when its answers, boards, the env's reward mode, turns,
     the run limits or the sandbox backend change (a warm run's recorded CPU is not a cold one's,
     nor is it after the warm zygote's imports change)."""
+    from wmrl_envs.mle.env import MLEEnv
+
     base = env.unwrapped
+    if not isinstance(base, MLEEnv):
+        raise TypeError(f"task_key needs an MLEEnv under the wrappers (it hashes the task's files, reward mode "
+                        f"and limits), got {type(base).__name__}")
     task = base.tasks[task_id]
     h = hashlib.sha256(task.answers_path.read_bytes())
     for p in task.board_paths:
