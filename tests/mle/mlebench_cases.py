@@ -212,11 +212,14 @@ def _first_value_cell(sub: pd.DataFrame, comp: Comp, value) -> pd.DataFrame:
 def cases(name: str) -> dict[str, bytes]:
     """Every case of :data:`CASES` for competition ``name``, as CSV bytes."""
     comp = COMPS[name]
-    good, noisy = _predictions(name, False), _predictions(name, True)
-    idc, cols = comp.id_column, list(comp.columns)
-    rng = _rng(name, "cases")
+    return edge_cases(_predictions(name, False), _predictions(name, True), comp, _rng(name, "cases"))
+
+
+def edge_cases(good: pd.DataFrame, noisy: pd.DataFrame, comp: Comp, rng: np.random.Generator) -> dict[str, bytes]:
+    """Every case of :data:`CASES` built from a perfect and a noisy submission of ``comp``'s shape."""
+    idc, cols, n = comp.id_column, list(comp.columns), len(noisy)
     out: dict[str, pd.DataFrame | bytes] = {"perfect": good, "noisy": noisy}
-    out["shuffled"] = noisy.iloc[rng.permutation(N)]
+    out["shuffled"] = noisy.iloc[rng.permutation(n)]
     rest = [c for c in noisy.columns if c != idc]
     out["permuted_columns"] = noisy[[*rest[::-1], idc]]
     out["extra_column"] = noisy.assign(extra=1.0)
@@ -240,7 +243,7 @@ def cases(name: str) -> dict[str, bytes]:
     out["text_in_prediction"] = _first_value_cell(noisy, comp, "abc")
     cont = noisy.copy()
     if comp.kind == "label":
-        cont[cols[0]] = rng.uniform(0, 4, N).round(3)
+        cont[cols[0]] = rng.uniform(0, 4, n).round(3)
     else:
         for c in cols:
             cont[c] = (cont[c] * 0.97 + 0.01).round(6)

@@ -78,6 +78,13 @@ class DSBenchScript:
         self.script, self.answers, self.name = script, answers, name
         self.align, self.id_column = align, id_column
 
+    @property
+    def reads_as_pandas(self) -> bool:
+        """Rows by position: the script reads the file with ``pd.read_csv`` and judges its shape
+        (repeated or extra columns, short rows) itself. By id, wmrl's parsed rows are reordered,
+        so its own shape checks stay (``grading.check_submission``)."""
+        return self.align == "position"
+
     def with_answers(self, answers: Path) -> DSBenchScript:
         """The same grader against other answers (a validation split)."""
         return DSBenchScript(self.script, answers, self.name, self.align, self.id_column)
