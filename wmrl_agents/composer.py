@@ -677,7 +677,7 @@ def _head(code: str) -> str:
 
 
 _P_BIN, _P_MULTI = _PROBA + _WRITE_PROBA["binary"], _PROBA + _WRITE_PROBA["multi"]
-_OUT_POINT = {
+_OUT_POINT: dict[str, str | dict[str, str]] = {  # variant -> code, or task mode -> code
     "correct": _PRED + _WRITE,
     "frame": _PRED
     + 'pd.DataFrame({ID: test_ids.values, sub.columns[1]: pred}).to_csv("submission.csv", index=False)\n',
@@ -716,7 +716,7 @@ out.to_csv("submission.csv", index=False)
         + _WRITE,
     },
 }
-_OUT_PROBA = {
+_OUT_PROBA: dict[str, str | dict[str, str]] = {  # variant -> code, or task mode -> code
     "correct": {"binary": _P_BIN, "multi": _P_MULTI},
     "frame": {
         "binary": _PROBA + 'pd.DataFrame({ID: test_ids.values, sub.columns[1]: proba[:, 1]}).to_csv("submission.csv", index=False)\n',
@@ -799,7 +799,8 @@ def _body(snippet: Snippet, style: str) -> str:
 
 def _imports(snippets: Sequence[Snippet]) -> str:
     """The hoisted import block: ``import`` lines, then ``from`` lines merged per module."""
-    plain, froms = {"import numpy as np", "import pandas as pd", "import warnings"}, {}
+    plain = {"import numpy as np", "import pandas as pd", "import warnings"}
+    froms: dict[str, set[str]] = {}
     for line in (i for s in snippets for i in s.imports):
         match = re.fullmatch(r"from (\S+) import (.+)", line)
         if match:

@@ -124,6 +124,11 @@ class Demos:
         )
 
 
+def _ignoring_info(act: Callable[[Any], np.ndarray]) -> Callable[[Any, dict], np.ndarray]:
+    """``act(obs)`` as the ``act(obs, info)`` that :func:`run_episode` calls."""
+    return lambda obs, _info: act(obs)
+
+
 def run_episode(
     env: Any, act: Callable[[Any, dict], np.ndarray], init: int, seed: int = 0,
     on_reset: Callable[[], None] | None = None,
@@ -186,7 +191,7 @@ def record_demos(
         chosen = train[first : first + episodes_per_task]
         rng = np.random.default_rng([seed, int(task)])
         for init in chosen:
-            run = run_episode(env, lambda obs, _info, e=expert: e.act(obs), init, seed=seed,
+            run = run_episode(env, _ignoring_info(expert.act), init, seed=seed,
                               on_reset=expert.reset, perturb=arm_noise(noise, rng) if noise else None)
             instructions[int(task)] = run["instruction"]
             runs.append(run)

@@ -80,16 +80,21 @@ def _rotation(vector: np.ndarray) -> np.ndarray:
 
 def _geom_box(model: Any, data: Any, geoms: list[int]) -> tuple[np.ndarray, np.ndarray]:
     corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
-    points = []
+    per_geom = []
     for g in geoms:
         if not (model.geom_contype[g] or model.geom_conaffinity[g]):
             continue
         centre, half = model.geom_aabb[g][:3], model.geom_aabb[g][3:]
-        points.append((corners * half + centre) @ data.geom_xmat[g].reshape(3, 3).T + data.geom_xpos[g])
-    if not points:
+        per_geom.append((corners * half + centre) @ data.geom_xmat[g].reshape(3, 3).T + data.geom_xpos[g])
+    if not per_geom:
         raise ValueError("no collision geoms")
-    points = np.concatenate(points)
+    points = np.concatenate(per_geom)
     return points.min(0), points.max(0)
+
+
+def _raised(where: Callable[[], np.ndarray], dz: float) -> Callable[[], np.ndarray]:
+    """``where()`` moved up by ``dz`` (the point of this call's ``where``, evaluated live)."""
+    return lambda: where() + [0.0, 0.0, dz]
 
 
 def object_box(problem: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -333,7 +338,7 @@ class ScriptedExpert:
             if attempt:  # open and rise before trying again
                 yield Waypoint("regrasp", lambda: eef() + [0.0, 0.0, 0.08], OPEN, tolerance=0.02,
                                frozen=True, max_steps=20, yaw=yaw)
-            yield from self._travel("approach", lambda g=grasp: g() + [0.0, 0.0, 0.10], OPEN, yaw)
+            yield from self._travel("approach", _raised(grasp, 0.10), OPEN, yaw)
             yield Waypoint("descend", grasp, OPEN, tolerance=0.008, speed=0.6, yaw=yaw)
             yield Waypoint("close", grasp, CLOSE, steps=12, yaw=yaw)
             yield Waypoint("lift", lambda: eef() + [0.0, 0.0, 0.15], CLOSE, tolerance=0.03,

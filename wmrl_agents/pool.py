@@ -74,7 +74,11 @@ class PoolPolicy(ComposerPolicy):
             self._programs[key] = [render(choice_of(a), context) for a in self.pool]
         return self._programs[key]
 
-    def sample(self, obs, info: dict, rng: np.random.Generator) -> tuple[str, tuple[int, np.ndarray]]:
+    # A pool policy's records are (pool index, φ(x)), not the composer's (index per slot, φ(x)): the
+    # trainer treats records as opaque, so only ComposerPolicy's own annotations disagree.
+    def sample(  # type: ignore[override]  # record (pool index, φ) by design, see above
+        self, obs, info: dict, rng: np.random.Generator
+    ) -> tuple[str, tuple[int, np.ndarray]]:
         context = info.get("wm_context") or {}
         i = int(rng.choice(len(self.pool), p=self.pool_probs(context, self.temperature)))
         return self.programs(context)[i], (i, task_features(context))
@@ -89,7 +93,9 @@ class PoolPolicy(ComposerPolicy):
         context = info.get("wm_context") or {}
         return self.pool_probs(context), self.programs(context)
 
-    def update(self, records: Sequence[Sequence[tuple[int, np.ndarray]]], advantages: np.ndarray) -> dict:
+    def update(  # type: ignore[override]  # records are (pool index, φ) by design, see sample
+        self, records: Sequence[Sequence[tuple[int, np.ndarray]]], advantages: np.ndarray
+    ) -> dict:
         """Ascend ``(1/N) Σ_i A_i log π(a_i | x_i)``; returns the surrogate loss (its negative)."""
         grads = {s: np.zeros_like(th) for s, th in self.theta.items()}
         objective = 0.0

@@ -104,7 +104,7 @@ def weighted_advantage_reward(prompts: Sequence[Any], completions: Sequence[Any]
     return _reward(True)(prompts=prompts, completions=completions, **columns)
 
 
-weighted_advantage_reward.returns_advantages = True  # read by wmrl_agents.trl.check_config
+weighted_advantage_reward.returns_advantages = True  # type: ignore[attr-defined]  # a function attribute, read by wmrl_agents.trl.check_config
 REWARDS = {f.__name__: f for f in (env_reward, weighted_advantage_reward)}
 
 

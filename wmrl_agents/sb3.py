@@ -36,11 +36,13 @@ class TqdmCallback(BaseCallback):
         self.bar = tqdm(total=self.total, desc="PPO steps", leave=False)
 
     def _on_step(self) -> bool:
-        self.bar.update(self.training_env.num_envs)
+        if self.bar is not None:  # made at the training start
+            self.bar.update(self.training_env.num_envs)
         return True
 
     def _on_training_end(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
 
 
 def policy_for(observation_space: spaces.Space) -> str:

@@ -84,7 +84,8 @@ def check_config(args: Any, reward_funcs: Sequence[Any], processes: int = 1) -> 
     weighted = [getattr(f, "__name__", type(f).__name__) for f in reward_funcs if getattr(f, "returns_advantages", False)]
     if not weighted:
         return
-    scale = {True: "group", False: "none"}.get(getattr(args, "scale_rewards", "group"), getattr(args, "scale_rewards", "group"))
+    scale_rewards: Any = getattr(args, "scale_rewards", "group")  # a str, or a bool in older TRL
+    scale = {True: "group", False: "none"}.get(scale_rewards, scale_rewards)
     if scale not in ("none", "batch"):
         raise ValueError(
             f"reward {weighted[0]!r} returns inverse-variance weighted advantages, but scale_rewards={scale!r} "
@@ -178,7 +179,7 @@ class EnvReward:
             raise ValueError("the dataset needs seed, task_id and group columns: build it with wmrl_agents.trl.build_dataset")
         if not self._checked:
             trainer = getattr(log_metric, "__self__", None)
-            if getattr(trainer, "args", None) is not None:
+            if trainer is not None and getattr(trainer, "args", None) is not None:
                 check_config(trainer.args, [self], getattr(getattr(trainer, "accelerator", None), "num_processes", 1))
             self._checked = True
         step = trainer_state.global_step if trainer_state is not None else self.calls

@@ -37,11 +37,11 @@ def prepare_frame(frame: np.ndarray, size: int = 224, center_crop: bool = True) 
     frame = np.asarray(frame)
     if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
         raise ValueError(f"frame must be an (H, W, 3) uint8 image, got {frame.shape} {frame.dtype}")
-    image = Image.fromarray(frame).resize((size, size), Image.LANCZOS)
+    image = Image.fromarray(frame).resize((size, size), Image.Resampling.LANCZOS)
     if center_crop:
         side = size * np.sqrt(0.9)
         lo = (size - side) / 2
-        image = image.crop((lo, lo, lo + side, lo + side)).resize((size, size), Image.BILINEAR)
+        image = image.crop((lo, lo, lo + side, lo + side)).resize((size, size), Image.Resampling.BILINEAR)
     return image
 
 
@@ -108,12 +108,12 @@ class OpenVLAPolicy:
         if backend not in ("hf", "prismatic"):
             raise ValueError(f"backend must be 'hf' or 'prismatic', got {backend!r}")
         self.unnorm_key, self.center_crop, self.backend, self.device = unnorm_key, center_crop, backend, device
+        self.processor: Any = None  # HF backend: a transformers processor
+        self.stats: ActionStats | None = None  # HF backend: the checkpoint's action statistics
         if backend == "prismatic":
             from prismatic.models import load_vla
 
             self.model = load_vla(str(path), load_for_training=False).to(device).eval()
-            self.processor = None
-            self.stats = None
         else:
             from transformers import AutoModelForVision2Seq, AutoProcessor
 
@@ -138,5 +138,7 @@ class OpenVLAPolicy:
         if self.backend == "prismatic":
             action = self.model.predict_action(image, instruction, unnorm_key=self.unnorm_key, do_sample=False)
         else:
+            if self.stats is None:
+                raise RuntimeError(f"VLA backend {self.backend!r} has no action statistics (the HF backend loads them)")
             action = self.stats.unnormalize(self._normalized_action(image, instruction))
         return gripper_to_libero(np.asarray(action, dtype=np.float64)).astype(np.float32)
