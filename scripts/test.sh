@@ -8,8 +8,5 @@ bash scripts/setup.sh dev embodied sb3 llm ray
 .venv/bin/python -m pip install -q -c constraints/test.txt mypy==2.4.1 pandas-stubs==3.1.0.261029 \
   types-PyYAML==6.0.12.20261122 types-requests==2.33.0.20261030
 .venv/bin/mypy wmrl_envs/world_models wmrl_envs/sandbox wmrl_envs/embodied wmrl_envs/batching.py wmrl_envs/mixing \
-  wmrl_envs/wrappers.py wmrl_envs/cli.py wmrl_envs/__init__.py \
-  wmrl_agents/grpo.py wmrl_agents/stats.py wmrl_agents/compare.py wmrl_agents/compare_text.py \
-  wmrl_agents/evaluate.py wmrl_agents/replay.py wmrl_agents/composer.py wmrl_agents/pool.py wmrl_agents/sb3.py \
-  wmrl_agents/trl.py wmrl_agents/rewards.py wmrl_agents/vla.py wmrl_agents/expert.py wmrl_agents/demos.py
+  wmrl_envs/wrappers.py wmrl_envs/cli.py wmrl_envs/__init__.py wmrl_agents
 exec .venv/bin/python -m pytest "$@"

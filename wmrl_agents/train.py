@@ -21,7 +21,7 @@ import typing
 from collections.abc import Iterable
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import yaml
 
@@ -148,8 +148,8 @@ class TrainConfig:
         server = trl and self.vllm_mode == "server" and self.generation != "transformers"
         problems = preflight(model=self.model, world_model=self.world_model, trl=trl, executor=self.executor,
                              ray_address=self.ray_address, vllm_server=self.vllm_server if server else None)
-        if self.generation == "vllm" and check_vllm() is not None:
-            problems.append(check_vllm())
+        if self.generation == "vllm" and (no_vllm := check_vllm()) is not None:
+            problems.append(no_vllm)
         if not trl and self.vllm_mode == "server" and self.generation == "vllm":
             problems.append("--vllm-mode server needs --trainer trl (the wmrl trainer runs vLLM in its own process)")
         return problems
@@ -307,6 +307,14 @@ def _in_flight(env: Any, batch: int) -> int | None:
     return batch if can_spawn(env) else None
 
 
+class _VLLMArgs(TypedDict, total=False):
+    """The ``GRPOConfig`` arguments that turn on vLLM generation."""
+
+    use_vllm: bool
+    vllm_mode: str
+    vllm_server_base_url: str
+
+
 def _train_trl(cfg: TrainConfig, env: Any, out: Path) -> dict:
     import torch
     from transformers.trainer_callback import PrinterCallback
@@ -320,7 +328,7 @@ def _train_trl(cfg: TrainConfig, env: Any, out: Path) -> dict:
     reward = (WeightedAdvantageReward(env, weighting=cfg.weighting, concurrency=concurrency) if cfg.world_model
               else EnvReward(env, concurrency=concurrency))
     cuda = torch.cuda.is_available()
-    vllm = {"use_vllm": True, "vllm_mode": cfg.vllm_mode} if cfg.use_vllm() else {}
+    vllm: _VLLMArgs = {"use_vllm": True, "vllm_mode": cfg.vllm_mode} if cfg.use_vllm() else {}
     if vllm and cfg.vllm_mode == "server":
         vllm["vllm_server_base_url"] = cfg.vllm_server
     args = GRPOConfig(
@@ -357,6 +365,8 @@ def _train_wmrl(cfg: TrainConfig, env: Any, out: Path) -> dict:
     from wmrl_agents.grpo import GRPOTrainer
     from wmrl_agents.llm import LLMPolicy
 
+    if not cfg.model:  # TrainConfig refuses a missing model; this is one set to None afterwards
+        raise ValueError("TrainConfig.model is None: give --model PATH, a local Hugging Face model folder")
     torch.manual_seed(cfg.seed)  # a LoRA adapter's initial weights
     policy = LLMPolicy(cfg.model, lora={"r": cfg.lora_r} if cfg.lora_r else None, lr=cfg.lr,
                        max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
