@@ -8,5 +8,5 @@ bash scripts/setup.sh dev embodied sb3 llm ray
 .venv/bin/python -m pip install -q -c constraints/test.txt mypy==2.4.1 pandas-stubs==3.1.0.261029 \
   types-PyYAML==6.0.12.20261122 types-requests==2.33.0.20261030
 .venv/bin/mypy wmrl_envs/world_models wmrl_envs/sandbox wmrl_envs/embodied wmrl_envs/batching.py wmrl_envs/mixing \
-  wmrl_envs/wrappers.py wmrl_envs/cli.py wmrl_envs/__init__.py wmrl_agents
+  wmrl_envs/wrappers.py wmrl_envs/cli.py wmrl_envs/__init__.py wmrl_envs/copies.py wmrl_envs/report.py wmrl_agents
 exec .venv/bin/python -m pytest "$@"
