@@ -108,20 +108,19 @@ def _within_task(scores: np.ndarray, reward: np.ndarray, task: np.ndarray) -> di
     share of such tasks, where the world model gives GRPO nothing at all. Dr. GRPO's advantages
     are differences, so their size matters too: ``spread_within_task`` is the median over tasks of
     the scores' standard deviation over the real rewards' (1: the same pull as real runs; a
-    task-independent bias the isotonic map can undo, a per-task one it cannot)."""
+    task-independent bias the isotonic map can undo, a per-task one it cannot). Tasks whose real
+    rewards are all equal are left out of all three."""
     rhos, spreads, flat = [], [], 0
     for t in np.unique(task):
         s, y = scores[task == t], reward[task == t]
-        if np.ptp(y) > 0:
-            spreads.append(np.std(s) / np.std(y))
-        if np.ptp(s) == 0:
-            flat += 1
-            rhos.append(0.0)
-        elif np.ptp(y) > 0:
-            rhos.append(spearmanr(s, y).statistic)
-    n = len(np.unique(task))
-    return {"spearman_within_task": float(np.mean(rhos)) if rhos else float("nan"), "flat_task_share": flat / n if n else float("nan"),
-            "spread_within_task": float(np.median(spreads)) if spreads else float("nan")}
+        if np.ptp(y) == 0:  # the real runs give GRPO nothing here either: not the world model's doing
+            continue
+        spreads.append(np.std(s) / np.std(y))
+        flat += np.ptp(s) == 0
+        rhos.append(spearmanr(s, y).statistic if np.ptp(s) > 0 else 0.0)
+    n = len(rhos)
+    return {"spearman_within_task": float(np.mean(rhos)) if n else float("nan"), "flat_task_share": flat / n if n else float("nan"),
+            "spread_within_task": float(np.median(spreads)) if n else float("nan")}
 
 
 def bootstrap(scores: np.ndarray, rows: list[dict], reps: int, seed: int = 0) -> dict[str, tuple[float, float]]:

@@ -2,6 +2,7 @@
 what it costs next to running them for real, both measured in this run.
 
     python benchmarks/wm_frontier.py [--halves test dev] [--points proxy:rows=250@warm ...] [--out DIR]
+    python benchmarks/wm_frontier.py --composer 16 --points static proxy:rows=500,board=task@warm ...
 
 Every program of a corpus half (``benchmarks/corpus``; the test half is frozen and never tuned on)
 is first run for real, as the env runs it (its public data, the task's limits), on each sandbox
@@ -25,6 +26,10 @@ here, where the wrappers would fall back), and ``cpu_ratio``: the point's CPU ov
 backend (static: over the warm runs'). Results are kept per point under ``--out`` so that an
 interrupted run resumes; prints a table, writes ``wm_frontier.json`` and ``wm_frontier.png``
 (Spearman against CPU ratio, one marker per point, both halves).
+
+``--composer N`` measures the same on WMRL's own samples instead: N programs per task drawn from
+the composer policy at θ = 0 (where every ``wmrl compare`` run starts), run for real in the same
+run, written to ``wm_frontier_composer.json``/``.png``.
 """
 
 from __future__ import annotations
@@ -162,6 +167,41 @@ def scale(task_id: str, sizes: list[int], point: str, cache: Path, workers: int)
     return out
 
 
+def composer_rows(tasks: list[str], n: int, seed: int) -> list[dict]:
+    """``n`` programs per task drawn from the ComposerPolicy at θ = 0, the policy every ``wmrl
+    compare`` run starts from: the world models judged on WMRL's own samples, not the corpus's."""
+    import gymnasium as gym
+    from composer_space import draw, uniform_policy
+
+    policy, rng = uniform_policy(), np.random.default_rng(seed)
+    env = gym.make("WMRL/MLEDojo-v0", split="all")
+    try:
+        jobs = [job for task in tasks for job in draw(policy, env, task, n, rng)]
+    finally:
+        env.close()
+    return [{"task_id": j["task"], "suite": "offline", "code": j["code"], "category": "composer"} for j in jobs]
+
+
+def report(results: dict, out: Path, name: str) -> None:
+    """Print the table; write ``<name>.json`` and ``<name>.png`` under ``out``."""
+    lines = []
+    for half, res in results.items():
+        for point, r in res["points"].items():
+            f = r["figures"]
+            lines.append({"half": half, "world model": point, "spearman": f"{f['spearman']:.3f}",
+                          "within task": f"{f['spearman_within_task']:.3f}", "flat tasks": f"{f['flat_task_share']:.2f}", "spread": f"{f['spread_within_task']:.2f}", "auc": f"{f['auc']:.3f}",
+                          "hack share": f"{f['hack_share']:.2f}", "false failures": f"{f['false_failure_share']:.2f}",
+                          "no prediction": f"{f['failed_share']:.2f}",
+                          "CPU / real": f"{f['cpu_ratio']:.3f}", "of it setup": f"{f['setup_s']:.0f} s"})
+    print(table(lines, list(lines[0])))
+    print("real runs' CPU: " + "; ".join(f"{h}: " + ", ".join(f"{b} {v['cpu_s']:.0f} s" for b, v in r["real"].items())
+                                          for h, r in results.items()))
+    print("target: spearman >= 0.85, hack share <= 0.10 at <= 0.2x the real runs' CPU (warm)")
+    png = plot(results, out / f"{name}.png")
+    path = write_json(name, {"targets": TARGET, "results": results, "plot": str(png) if png else None}, out)
+    print(f"wrote {path}" + (f" and {png}" if png else ""))
+
+
 def plot(results: dict, path: Path) -> Path | None:
     try:
         import matplotlib
@@ -202,6 +242,11 @@ def main() -> None:
                     help="instead: real and proxy CPU at growing data sizes (--scale-task built at --sizes source rows)")
     ap.add_argument("--scale-task", default="diamond-prices", help="a corpus task whose source is large (default: %(default)s, 53,940 rows)")
     ap.add_argument("--sizes", nargs="+", type=int, default=[1000, 2000, 6500, 20000, 60000])
+    ap.add_argument("--composer", type=int, default=0, metavar="N",
+                    help="instead of the corpus: N programs per task drawn from the composer policy at theta = 0 (WMRL's own samples)")
+    ap.add_argument("--composer-tasks", nargs="+", default=["credit-scoring", "diamond-prices", "digits", "leaf-species", "loan-interest"],
+                    help="offline tasks for --composer (default: the corpus test half's offline tasks)")
+    ap.add_argument("--seed", type=int, default=0, help="of the --composer draw")
     ap.add_argument("--scale-point", default="proxy:rows=500,board=task@warm", help="the proxy setting measured at each size")
     args = ap.parse_args()
     from wmrl_envs.world_models.factory import check_spec
@@ -222,29 +267,19 @@ def main() -> None:
         path = write_json("wm_frontier_scale", {"task": args.scale_task, "point": args.scale_point, "curve": curve}, out)
         print(f"wrote {path}")
         return
-    rows, split = load_corpus()
-    ctx = contexts(rows)
-    test = set(split["test"])
     results = {}
-    for half in args.halves:
-        part = [r for r in rows if (r["task_id"] in test) == (half == "test")]
-        results[half] = measure(half, part, ctx, args.points, out / "wm_frontier", args.workers)
-    lines = []
-    for half, res in results.items():
-        for point, r in res["points"].items():
-            f = r["figures"]
-            lines.append({"half": half, "world model": point, "spearman": f"{f['spearman']:.3f}",
-                          "within task": f"{f['spearman_within_task']:.3f}", "flat tasks": f"{f['flat_task_share']:.2f}", "spread": f"{f['spread_within_task']:.2f}", "auc": f"{f['auc']:.3f}",
-                          "hack share": f"{f['hack_share']:.2f}", "false failures": f"{f['false_failure_share']:.2f}",
-                          "no prediction": f"{f['failed_share']:.2f}",
-                          "CPU / real": f"{f['cpu_ratio']:.3f}", "of it setup": f"{f['setup_s']:.0f} s"})
-    print(table(lines, list(lines[0])))
-    print("real runs' CPU: " + "; ".join(f"{h}: " + ", ".join(f"{b} {v['cpu_s']:.0f} s" for b, v in r["real"].items())
-                                          for h, r in results.items()))
-    print("target: spearman >= 0.85, hack share <= 0.10 at <= 0.2x the real runs' CPU (warm)")
-    png = plot(results, out / "wm_frontier.png")
-    path = write_json("wm_frontier", {"targets": TARGET, "results": results, "plot": str(png) if png else None}, out)
-    print(f"wrote {path}" + (f" and {png}" if png else ""))
+    if args.composer:
+        rows = composer_rows(args.composer_tasks, args.composer, args.seed)
+        half = f"composer-n{args.composer}-seed{args.seed}"
+        results[half] = measure(half, rows, contexts(rows), args.points, out / "wm_frontier", args.workers)
+    else:
+        rows, split = load_corpus()
+        ctx = contexts(rows)
+        test = set(split["test"])
+        for half in args.halves:
+            part = [r for r in rows if (r["task_id"] in test) == (half == "test")]
+            results[half] = measure(half, part, ctx, args.points, out / "wm_frontier", args.workers)
+    report(results, out, "wm_frontier_composer" if args.composer else "wm_frontier")
 
 
 if __name__ == "__main__":
