@@ -3,10 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev embodied sb3 llm ray
-# Type check (config: [tool.mypy] in pyproject.toml). A ratchet: only the paths listed here are
-# checked; add a path once mypy reports no errors on it.
+# Type check (config: [tool.mypy] in pyproject.toml): both packages whole, at 0 errors.
 .venv/bin/python -m pip install -q -c constraints/test.txt mypy==2.4.1 pandas-stubs==3.1.0.261029 \
   types-PyYAML==6.0.12.20261122 types-requests==2.33.0.20261030
-.venv/bin/mypy wmrl_envs/world_models wmrl_envs/sandbox wmrl_envs/embodied wmrl_envs/batching.py wmrl_envs/mixing \
-  wmrl_envs/wrappers.py wmrl_envs/cli.py wmrl_envs/__init__.py wmrl_envs/copies.py wmrl_envs/report.py wmrl_agents
+.venv/bin/mypy wmrl_envs wmrl_agents
 exec .venv/bin/python -m pytest "$@"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -62,18 +63,19 @@ def build_task_board(
         "sample_submission": b,
         "best_team": board.teams[0],
     }
+    rpgs: dict[str, float] = {}
     for name, make in (("default_rf", default_random_forest), ("default_linear", default_linear)):
         score = grade_output(d, fit_predict(d, make(d, seed), d.X, d.y, d.X_test))
         row[name] = score
         row[f"{name}_percentile"] = board.percentile(score)
-        row[f"{name}_rpg"] = rpg(score, b, g)
-    row["best_rpg"] = rpg(board.score_at(1), b, g)
-    row["best_minus_rf_rpg"] = row["best_rpg"] - row["default_rf_rpg"]
+        row[f"{name}_rpg"] = rpgs[name] = rpg(score, b, g)
+    row["best_rpg"] = best_rpg = rpg(board.score_at(1), b, g)
+    row["best_minus_rf_rpg"] = best_rpg - rpgs["default_rf"]
     return board, row
 
 
 def build_leaderboards(
-    suites: list[str] = ("offline", "dsbench"),
+    suites: Sequence[str] = ("offline", "dsbench"),
     task_ids: list[str] | None = None,
     seed: int = 0,
     threads: int = 1,

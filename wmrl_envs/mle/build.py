@@ -26,6 +26,7 @@ import re
 import secrets
 import shutil
 import tempfile
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 import numpy as np
@@ -225,7 +226,7 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42, max
             raise ValueError(f"{train_name} has no {task.id_column!r} column")
         if all(c in train.columns for c in cols):
             drop = cols
-        elif target in train.columns and task.metric.kind == "proba" and len(cols) > 1:
+        elif target is not None and target in train.columns and task.metric.kind == "proba" and len(cols) > 1:
             drop = [target]
         else:
             raise ValueError(f"{train_name} lacks the target column(s) {cols}")
@@ -297,7 +298,7 @@ def carved_task(task: Task, dest: Path, fraction: float, seed: int, max_rows: in
     )
 
 
-def link_tree(src: Path, dest: Path, skip: set[str] = frozenset()) -> None:
+def link_tree(src: Path, dest: Path, skip: AbstractSet[str] = frozenset()) -> None:
     """Hard-link (or copy, across file systems) every file of ``src`` not in ``skip`` into ``dest``."""
     for path in sorted(p for p in src.rglob("*") if p.is_file()):
         name = path.relative_to(src).as_posix()

@@ -184,7 +184,8 @@ class MLEEnv(gym.Env[str, str]):
     def executor(self) -> Executor:
         """The sandbox executor, created on first use."""
         if self._executor is None:
-            self._executor = make_executor(self._executor_arg, workers=self._workers)
+            arg = self._executor_arg
+            self._executor = arg if isinstance(arg, Executor) else make_executor(arg, workers=self._workers)
         return self._executor
 
     def _dev_task(self, task: Task) -> Task | None:
@@ -247,10 +248,11 @@ class MLEEnv(gym.Env[str, str]):
         enforces (``limits=`` overrides included), so a world model judges what a run will meet."""
         assert self.task is not None
         enforced = self.limits_for(self.task)
-        ctx = {**self.task.context(self.max_turns), "suite": self.suite, "reward_mode": self.reward_mode}
+        base = self.task.context(self.max_turns)
+        ctx: dict[str, object] = {**base, "suite": self.suite, "reward_mode": self.reward_mode}
         if self.size is not None:
             ctx["size"] = self.size
-        ctx["limits"] = {k: float(getattr(enforced, k)) for k in ctx["limits"]}
+        ctx["limits"] = {k: float(getattr(enforced, k)) for k in base["limits"]}
         return ctx
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:

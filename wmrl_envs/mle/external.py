@@ -179,8 +179,8 @@ def _grading(src: TaskSource, metrics: dict, checkouts: _Checkouts, align: str, 
         return _named_metric(None, grader.higher_is_better, title), grader, {}
     entry = load_registry().get(src.id)
     if entry is not None and entry.gradable:
-        grader = RegistryScore(entry, src.answers)
-        return grader.metric, grader, {}
+        scorer = RegistryScore(entry, src.answers)
+        return scorer.metric, scorer, {}
     name_file = src.public.parent / "metric.txt"
     if name_file.is_file():
         return get_metric(name_file.read_text().strip()), None, {}
@@ -197,6 +197,8 @@ def _mlebench_grading(src: TaskSource, checkout: Path | None):
         higher = rule.higher_is_better if rule else _board_direction(src)
         title = f"mle-bench's {src.id} grade function (score rounded to 5 places)"
         return _named_metric(rule.metric if rule else None, higher, title), grader, {}
+    if rule is None:
+        raise ValueError(f"{src.id}: no mle-bench checkout and not in MLEBENCH_RULES; pass an mle-bench checkout")
     title = f"mle-bench's {src.id} grade.py rules (score rounded to 5 places)"
     return _named_metric(rule.metric, rule.higher_is_better, title), MLEBenchRules(src.id, src.answers), {}
 

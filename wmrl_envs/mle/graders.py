@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -50,7 +51,7 @@ def _first_line(e: Exception) -> str:
     return str(e).splitlines()[0][:300] if str(e) else type(e).__name__
 
 
-def _score(value: object, where: str) -> float:
+def _score(value: Any, where: str) -> float:  # Any: whatever a grader returned; float() is the check
     try:
         score = float(value)
     except (TypeError, ValueError):
@@ -124,7 +125,7 @@ class DSBenchScript:
         missing = ids[~ids.isin(by_id.index)]
         if len(missing) or by_id.index.duplicated().any():
             raise InvalidSubmission(f"submission.csv must hold each test id once ({len(missing)} missing)")
-        return by_id.loc[ids].to_csv(index=False).encode()
+        return by_id.loc[pd.Index(ids)].to_csv(index=False).encode()
 
 
 MLEDOJO_CHECKOUT = CheckoutRule(
@@ -165,6 +166,8 @@ class MLEDojoMetric:
         with MLEDOJO_CHECKOUT.imported(root):
             base = importlib.import_module("mledojo.metrics.base")
             spec = importlib.util.spec_from_file_location(f"wmrl_mledojo_metric_{name}", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot import MLE-Dojo metric {name!r} from {path}; check the checkout's file")
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
         classes = [

@@ -275,9 +275,9 @@ def score_frame(sub: pd.DataFrame, answers: Answers) -> float:
     metric = answers.metric
     try:
         if metric.kind == "value":
-            score = np.mean(
+            score = float(np.mean(
                 [metric(answers.y_true[:, j], pred[:, j]) for j in range(pred.shape[1])]
-            )
+            ))
         else:
             score = metric(answers.y_true, pred)
     except ValueError as e:

@@ -48,14 +48,14 @@ class Leaderboard:
         higher_is_better: bool,
         teams: list[str] | None = None,
     ) -> Leaderboard:
-        scores = np.asarray(scores, dtype=np.float64)
-        teams = list(teams) if teams is not None else [f"team-{i + 1}" for i in range(scores.size)]
-        keep = np.isfinite(scores)
-        scores, teams = scores[keep], [t for t, k in zip(teams, keep) if k]
-        if scores.size == 0:
+        values = np.asarray(scores, dtype=np.float64)
+        teams = list(teams) if teams is not None else [f"team-{i + 1}" for i in range(values.size)]
+        keep = np.isfinite(values)
+        values, teams = values[keep], [t for t, k in zip(teams, keep) if k]
+        if values.size == 0:
             raise ValueError("a leaderboard needs at least one finite score")
-        order = np.argsort(-scores if higher_is_better else scores, kind="stable")
-        return cls(scores[order], higher_is_better, tuple(teams[i] for i in order))
+        order = np.argsort(-values if higher_is_better else values, kind="stable")
+        return cls(values[order], higher_is_better, tuple(teams[i] for i in order))
 
     @classmethod
     def read(cls, path: str | Path | io.StringIO, higher_is_better: bool) -> Leaderboard:

@@ -301,7 +301,7 @@ def mean_rowwise_spearman(y_true: np.ndarray, y_pred: np.ndarray) -> float:
         a, b = [float(x) for x in _tokens(t)], [float(x) for x in _tokens(p)]
         if len(a) != len(b):
             raise ValueError(f"row {i}: {len(b)} predicted values for {len(a)} answers")
-        rhos.append(spearman(a, b))
+        rhos.append(spearman(np.array(a), np.array(b)))
     return float(np.mean(rhos))
 
 

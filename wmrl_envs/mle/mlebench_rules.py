@@ -47,7 +47,7 @@ def _need(frame: pd.DataFrame, column: str, what: str = "Submission") -> None:
 def _sorted_ids_match(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Both frames sorted on ``id_col``; refused unless the sorted ids are equal position by position."""
     sub, ans = sub.sort_values(id_col), ans.sort_values(id_col)
-    if (sub[id_col].values != ans[id_col].values).any():
+    if (sub[id_col].values != ans[id_col].values).any():  # type: ignore[union-attr]  # pandas-stubs types ExtensionArray != as bool; it is elementwise
         raise Refused(f"Submission and answers should have the same {id_col} values")
     return sub, ans
 
@@ -196,7 +196,7 @@ def denoising(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
         raise Refused(f"Expected the submission to have {len(ans)} rows, but got {len(sub)}.")
     sub = sub.sort_values(by="id").sort_index(axis=1)
     ans = ans.sort_values(by="id").sort_index(axis=1)
-    if (sub["id"].values != ans["id"].values).any():
+    if (sub["id"].values != ans["id"].values).any():  # type: ignore[union-attr]  # pandas-stubs types ExtensionArray != as bool; it is elementwise
         raise Refused("Expected the submission to have the same 'id' values as the answers, but they differ.")
     return skm.root_mean_squared_error(y_true=sub["value"], y_pred=ans["value"])
 

@@ -354,8 +354,11 @@ class Population:
             ("tree-unpruned", lambda: self._test(_tree(d, s, None))),
             ("linear-numeric-only", lambda: self._test(_linear(d, 1.0, numeric_only=True))),
         ]
+        def linear(strength: float) -> Callable[[], np.ndarray]:
+            return lambda: self._test(_linear(d, strength))
+
         for strength in (0.01, 0.1, 1.0, 10.0):
-            entries.append((f"linear-c{strength:g}", lambda v=strength: self._test(_linear(d, v))))
+            entries.append((f"linear-c{strength:g}", linear(strength)))
         entries += [
             ("knn-5", lambda: self._test(_knn(d, 5))),
             ("knn-25", lambda: self._test(_knn(d, 25))),
@@ -397,7 +400,6 @@ class Population:
             lin, memo["val_lin"] = self._search(
                 lambda p: _linear(d, **p), [{"strength": c} for c in (0.01, 0.1, 1.0, 10.0)]
             )
-            memo["params"] = (hgb, rf, lin)
             for k in range(3):
                 memo[f"hgb{k}"] = self._test(_hgb(d, s + k, **early, **hgb))
             memo["rf"] = self._test(_forest(d, s, n_estimators=300, **rf))

@@ -70,6 +70,8 @@ class RegistryEntry:
         the reason) when it cannot be graded."""
         if not self.gradable:
             raise ValueError(f"{self.name} cannot be graded: {self.reason}")
+        if self.metric is None:
+            raise ValueError(f"{self.name}: metric is None; set metric (a wmrl metric name) in its registry entry")
         metric = get_metric(self.metric).with_params(**self.params)
         if metric.higher_is_better != self.higher_is_better:
             metric = replace(metric, higher_is_better=self.higher_is_better)
@@ -111,6 +113,8 @@ class RegistryEntry:
         guess = _values(predicted, self.submission_columns or answer_columns)
         if self.nan_predictions in ("drop_cells", "column_fails") and pd.isna(guess).any():
             failed = self.params.get("single_class_score", 0.0)
+            if not isinstance(failed, (int, float)):
+                raise ValueError(f"{self.name}: params single_class_score is {failed!r}; set it to a number")
             return _column_mean(metric, truth, guess, needs, failed if self.nan_predictions == "column_fails" else None)
         return metric(truth, guess, *needs)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from wmrl_envs.mle.leaderboard import MEDAL_REWARD, board_summary, rpg
 from wmrl_envs.mle.task import Task
 
@@ -13,7 +15,7 @@ def reward_of(score: float | None, task: Task, mode: str) -> tuple[float, dict]:
     A failure pays the lowest reward: 0, or in ``raw`` mode the sample submission's score."""
     if score is None:
         board = 0.0 if task.boards else None
-        fields = {"percentile": board, "position": board, "medal": None, "rpg": 0.0}
+        fields: dict[str, Any] = {"percentile": board, "position": board, "medal": None, "rpg": 0.0}
         return (task.baseline_score if mode == "raw" else 0.0), fields
     ref = task.rpg_reference
     fields = {**board_summary(score, task.boards), "rpg": rpg(score, *ref) if ref else None}

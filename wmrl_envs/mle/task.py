@@ -7,10 +7,10 @@ into :class:`Task` objects; the env only ever talks to this class.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -37,9 +37,9 @@ def file_schema(path: Path) -> FileSchema:
         n_rows = len(df)
     schema = FileSchema(
         n_rows=int(n_rows),
-        columns={c: str(t) for c, t in df.dtypes.items()},
-        nan_fraction={c: round(float(v), 4) for c, v in df.isna().mean().items()},
-        n_unique={c: int(v) for c, v in df.nunique().items()},
+        columns={str(c): str(t) for c, t in df.dtypes.items()},
+        nan_fraction={str(c): round(float(v), 4) for c, v in df.isna().mean().items()},
+        n_unique={str(c): int(v) for c, v in df.nunique().items()},
     )
     train = path.with_name(path.name.replace("test", "train"))
     if "test" in path.name and train != path and train.is_file() and not big:
@@ -49,6 +49,14 @@ def file_schema(path: Path) -> FileSchema:
             schema["unseen_in_test"] = {c: int(len(set(df[c].dropna()) - set(seen[c].dropna())))
                                         for c in text if c in seen.columns}
     return schema
+
+
+class Grader(Protocol):
+    """A benchmark's own grader (graders.py): ``(bytes, parsed frame) -> score``."""
+
+    def __call__(self, data: bytes, frame: pd.DataFrame, /) -> float: ...
+
+    def with_answers(self, answers: Path, /) -> Grader: ...
 
 
 @dataclass
@@ -75,14 +83,15 @@ class Task:
     sample_name: str = "sample_submission.csv"  # the sample's file name in public_dir
     # The benchmark's own grader, ``(bytes, parsed frame) -> score``, where it has one
     # (graders.py); None: the built-in metric against ``answers``.
-    grader: Callable[[bytes, pd.DataFrame], float] | None = None
+    grader: Grader | None = None
     reference_scores: dict[str, float] = field(default_factory=dict)  # "baseline", "perfect" given by the benchmark
     alignment: str | None = None  # how the grader matches rows: "position" or "id" (DSBench folders)
 
     def run_limits(self, overrides: dict | None = None) -> Limits:
         """The sandbox limits of this task's runs, with ``overrides`` (a dict of ``Limits`` fields)."""
         merged = {**self.limits, **(overrides or {})}
-        return Limits(**{k: (int(v) if k.endswith("_mb") else float(v)) for k, v in merged.items()})
+        values: dict[str, Any] = {k: (int(v) if k.endswith("_mb") else float(v)) for k, v in merged.items()}
+        return Limits(**values)
 
     @cached_property
     def sample_bytes(self) -> bytes:
@@ -147,6 +156,7 @@ class Task:
         expected = self.submission_columns
         as_pandas = getattr(self.grader, "reads_as_pandas", False)
         frame = check_submission(data, expected, self.answer_rows, self.max_submission_bytes, refused, as_pandas)
+        assert data is not None  # check_submission raised InvalidSubmission on None
         return self.grader(data, frame)
 
     @cached_property
