@@ -119,7 +119,8 @@ def _within_task(scores: np.ndarray, reward: np.ndarray, task: np.ndarray) -> di
         flat += np.ptp(s) == 0
         rhos.append(spearmanr(s, y).statistic if np.ptp(s) > 0 else 0.0)
     n = len(rhos)
-    return {"spearman_within_task": float(np.mean(rhos)) if n else float("nan"), "flat_task_share": flat / n if n else float("nan"),
+    return {"spearman_within_task": float(np.mean(rhos)) if n else float("nan"),
+            "flat_task_share": flat / n if n else float("nan"),
             "spread_within_task": float(np.median(spreads)) if n else float("nan")}
 
 
@@ -247,14 +248,16 @@ def main() -> None:
     for name, res in results.items():
         f, ci = res["figures"], res["ci95"]
         row = {"world_model": name}
-        for k in ("auc", "auc_reward", "spearman", "spearman_ok", "hack_share", "false_failure_share", "false_failure_unusual"):
+        for k in ("auc", "auc_reward", "spearman", "spearman_ok", "hack_share", "false_failure_share",
+                  "false_failure_unusual"):
             row[k] = f"{f[k]:.3f} [{ci[k][0]:.2f}, {ci[k][1]:.2f}]"
         row["programs/s"] = f"{f['programs_per_s']:.3g}"
         row["real CPU / WM CPU"] = f"{f['real_cpu_per_wm_cpu']:.3g}x"
         rows_out.append(row)
     print(f"Corpus test half: {len(test)} programs on {len(test_tasks)} tasks (dev half: {len(dev)} programs)")
     print(table(rows_out, list(rows_out[0])))
-    print("targets:", ", ".join(f"{k} {'>=' if k in ('auc', 'spearman', 'programs_per_s') else '<='} {v}" for k, v in TARGETS.items()))
+    print("targets:", ", ".join(f"{k} {'>=' if k in ('auc', 'spearman', 'programs_per_s') else '<='} {v}"
+                                for k, v in TARGETS.items()))
     png = plot(results, test, out)
     path = write_json("wm_corpus_fidelity", {"test_programs": len(test), "dev_programs": len(dev), "targets": TARGETS,
                                              "results": results, "plot": str(png) if png else None}, out)

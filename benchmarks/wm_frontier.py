@@ -50,7 +50,8 @@ from _report import table, write_json  # noqa: E402
 from wm_corpus_fidelity import contexts, load_corpus, metrics  # noqa: E402
 
 ROWS = (100, 250, 500, 1000, 2000)
-POINTS = ("static", *(f"proxy:rows={n},board=task@warm" for n in (500, 1000, 250, 2000, 100)), "proxy:rows=500,board=task@bwrap",
+POINTS = ("static", *(f"proxy:rows={n},board=task@warm" for n in (500, 1000, 250, 2000, 100)),
+          "proxy:rows=500,board=task@bwrap",
           "proxy:rows=100@warm", "proxy:rows=250@warm", "proxy:rows=2000@warm", "proxy:rows=2000@bwrap")
 TARGET = {"spearman": 0.85, "hack_share": 0.10, "cpu_ratio": 0.2}
 
@@ -137,7 +138,8 @@ def measure(half: str, rows: list[dict], ctx: dict[str, dict], points: list[str]
         pred = _cached(cache / half / f"{point.replace('/', '_')}.json", lambda p=point: predictions(p, rows, ctx, workers))
         backend = point.partition("@")[2] or "warm"
         fig = metrics(np.array(pred["scores"]), reference)
-        fig.update(failed_share=pred.get("failed", 0) / len(rows), cpu_ratio=pred["cpu_s"] / out["real"][backend]["cpu_s"], setup_s=pred["setup_s"],
+        fig.update(failed_share=pred.get("failed", 0) / len(rows), cpu_ratio=pred["cpu_s"] / out["real"][backend]["cpu_s"],
+                   setup_s=pred["setup_s"],
                    cpu_ratio_runs=(pred["cpu_s"] - pred["setup_s"]) / out["real"][backend]["cpu_s"])
         out["points"][point] = {"figures": fig, "scores": pred["scores"]}
     return out
@@ -189,7 +191,8 @@ def report(results: dict, out: Path, name: str) -> None:
         for point, r in res["points"].items():
             f = r["figures"]
             lines.append({"half": half, "world model": point, "spearman": f"{f['spearman']:.3f}",
-                          "within task": f"{f['spearman_within_task']:.3f}", "flat tasks": f"{f['flat_task_share']:.2f}", "spread": f"{f['spread_within_task']:.2f}", "auc": f"{f['auc']:.3f}",
+                          "within task": f"{f['spearman_within_task']:.3f}", "flat tasks": f"{f['flat_task_share']:.2f}",
+                          "spread": f"{f['spread_within_task']:.2f}", "auc": f"{f['auc']:.3f}",
                           "hack share": f"{f['hack_share']:.2f}", "false failures": f"{f['false_failure_share']:.2f}",
                           "no prediction": f"{f['failed_share']:.2f}",
                           "CPU / real": f"{f['cpu_ratio']:.3f}", "of it setup": f"{f['setup_s']:.0f} s"})
@@ -224,7 +227,8 @@ def plot(results: dict, path: Path) -> Path | None:
         ax.set_xscale("log")
         ax.set(title=f"{half} half ({res['programs']} programs)", xlabel="world-model CPU / real runs' CPU (same backend)",
                ylabel="Spearman with the real reward", ylim=(-0.1, 1.0))
-    fig.suptitle("World models: fidelity against cost\n(circles: warm sandbox, triangles: cold; dashed: the target)", fontsize=10)
+    fig.suptitle("World models: fidelity against cost\n(circles: warm sandbox, triangles: cold; dashed: the target)",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -240,11 +244,14 @@ def main() -> None:
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "out"))
     ap.add_argument("--scale", action="store_true",
                     help="instead: real and proxy CPU at growing data sizes (--scale-task built at --sizes source rows)")
-    ap.add_argument("--scale-task", default="diamond-prices", help="a corpus task whose source is large (default: %(default)s, 53,940 rows)")
+    ap.add_argument("--scale-task", default="diamond-prices",
+                    help="a corpus task whose source is large (default: %(default)s, 53,940 rows)")
     ap.add_argument("--sizes", nargs="+", type=int, default=[1000, 2000, 6500, 20000, 60000])
     ap.add_argument("--composer", type=int, default=0, metavar="N",
-                    help="instead of the corpus: N programs per task drawn from the composer policy at theta = 0 (WMRL's own samples)")
-    ap.add_argument("--composer-tasks", nargs="+", default=["credit-scoring", "diamond-prices", "digits", "leaf-species", "loan-interest"],
+                    help="instead of the corpus: N programs per task drawn from the composer policy at theta = 0 "
+                    "(WMRL's own samples)")
+    ap.add_argument("--composer-tasks", nargs="+",
+                    default=["credit-scoring", "diamond-prices", "digits", "leaf-species", "loan-interest"],
                     help="offline tasks for --composer (default: the corpus test half's offline tasks)")
     ap.add_argument("--seed", type=int, default=0, help="of the --composer draw")
     ap.add_argument("--scale-point", default="proxy:rows=500,board=task@warm", help="the proxy setting measured at each size")

@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> dict:
         gamma, sigma, has_blind = CONFIGS[name]
         wm = TableWorldModel(tab.reward, gamma, sigma, blind if has_blind else (), seed=0)
         print(f"[{name}] gamma={gamma} sigma={sigma} blind={has_blind}", flush=True)
-        results[name] = compare(budget=budget, arms=tuple(args.arms), seeds=args.seeds, agent=lambda seed: PoolPolicy(pool, seed=seed),
+        results[name] = compare(budget=budget, arms=tuple(args.arms), seeds=args.seeds,
+                                agent=lambda seed: PoolPolicy(pool, seed=seed),
                                 workers=args.workers, out=Path(args.out) / name, env_id=ENV_ID, world_model=wm,
                                 progress=False, dsbench=False, cache=cache, tasks=tasks)
     return {"table": tab.summary, "pool": len(pool), "blind_programs_per_task": len(blind) / len(tab.programs),
@@ -158,8 +159,10 @@ def plot(payload: dict, path: Path) -> None:
     for j, arm in enumerate(arms):
         rows = [next(r for r in payload["results"][c] if r["arm"] == arm) for c in configs]
         y = [r["vs_real"]["mean"] for r in rows]
-        lo = [r["vs_real"]["mean"] - (r["vs_real"]["lo"] if r["vs_real"]["lo"] is not None else r["vs_real"]["mean"]) for r in rows]
-        hi = [(r["vs_real"]["hi"] if r["vs_real"]["hi"] is not None else r["vs_real"]["mean"]) - r["vs_real"]["mean"] for r in rows]
+        lo = [r["vs_real"]["mean"] - (r["vs_real"]["lo"] if r["vs_real"]["lo"] is not None else r["vs_real"]["mean"])
+              for r in rows]
+        hi = [(r["vs_real"]["hi"] if r["vs_real"]["hi"] is not None else r["vs_real"]["mean"]) - r["vs_real"]["mean"]
+              for r in rows]
         x = np.arange(len(configs)) + (j - (len(arms) - 1) / 2) * width
         ax.bar(x, y, width, yerr=[lo, hi], capsize=3, label=arm)
     ax.axhline(0, color="grey", lw=0.8)
@@ -181,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--configs", default="all", help=f"comma-separated from {', '.join(CONFIGS)} (default: all)")
     p.add_argument("--train-tasks", default=",".join(TRAIN_TASKS))
     p.add_argument("--heldout-tasks", default=None, help="default: every held-out task")
-    p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms of `wmrl compare` (default: {','.join(ARMS)})")
+    p.add_argument("--arms", default=",".join(ARMS),
+                   help=f"comma-separated arms of `wmrl compare` (default: {','.join(ARMS)})")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--cache", default=None, help="outcome-table folder (default: the user's shared one)")
     p.add_argument("--out", default="runs/wm_sensitivity")
@@ -197,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     payload = run(args)
     rows = [{**r, "heldout": fmt(r["heldout"]), "vs_real": fmt(r["vs_real"]) if r["vs_real"] else "",
              "vs_wmrl": fmt(r["vs_wmrl"]) if r["vs_wmrl"] else "", "compute_s": fmt(r["compute_s"], 0),
-             "compute_ratio": f"{r['compute_ratio']:.2f}x", "wm_spearman": fmt(r["wm_spearman"], 2) if r["wm_spearman"] else "",
+             "compute_ratio": f"{r['compute_ratio']:.2f}x",
+             "wm_spearman": fmt(r["wm_spearman"], 2) if r["wm_spearman"] else "",
              "final_anchor_rate": fmt(r["final_anchor_rate"], 2)}
             for rs in payload["results"].values() for r in rs]
     print(table(rows, ["config", "arm", "heldout", "vs_real", "vs_wmrl", "compute_s", "compute_ratio", "wm_spearman",

@@ -45,14 +45,16 @@ DEFAULT_TASKS = ["ames-housing", "concrete-strength", "credit-scoring", "digits"
 
 # (name, classifier, regressor, constructor arguments): sklearn classes by module.
 FAMILIES = [
-    ("hgb", "ensemble.HistGradientBoostingClassifier", "ensemble.HistGradientBoostingRegressor", "max_iter=200, learning_rate=0.05, random_state=0"),
+    ("hgb", "ensemble.HistGradientBoostingClassifier", "ensemble.HistGradientBoostingRegressor",
+     "max_iter=200, learning_rate=0.05, random_state=0"),
     ("forest", "ensemble.RandomForestClassifier", "ensemble.RandomForestRegressor", "n_estimators=150, random_state=0"),
     ("extra", "ensemble.ExtraTreesClassifier", "ensemble.ExtraTreesRegressor", "n_estimators=150, random_state=0"),
     ("gbm", "ensemble.GradientBoostingClassifier", "ensemble.GradientBoostingRegressor", "random_state=0"),
     ("linear", "linear_model.LogisticRegression", "linear_model.Ridge", ""),
     ("knn", "neighbors.KNeighborsClassifier", "neighbors.KNeighborsRegressor", "n_neighbors=15"),
     ("tree", "tree.DecisionTreeClassifier", "tree.DecisionTreeRegressor", "max_depth=3, random_state=0"),
-    ("small_forest", "ensemble.RandomForestClassifier", "ensemble.RandomForestRegressor", "n_estimators=5, max_depth=2, random_state=0"),
+    ("small_forest", "ensemble.RandomForestClassifier", "ensemble.RandomForestRegressor",
+     "n_estimators=5, max_depth=2, random_state=0"),
     ("dummy", "dummy.DummyClassifier", "dummy.DummyRegressor", ""),
 ]
 PREPROCESSING = ("pipeline", "numeric_only", "dummies", "raw")
@@ -155,11 +157,14 @@ def mutants(code: str, ctx: dict[str, Any], cls: str, rng: random.Random) -> lis
     some_col = next(c for c in ctx["files"]["train.csv"]["columns"] if c not in (target, ctx["id_column"]))
     out = {
         "wrong_column": _swap(code, f"TARGET = {target!r}", f"TARGET = {target + '_label'!r}"),
-        "wrong_column_feature": _swap(code, "categorical = [", f"train['{some_col}_ratio'] = train['{some_col}x'] * 2\ncategorical = ["),
-        "missing_import": _swap(code, "import numpy as np\n", "") if "np." in code else _swap(code, "import pandas as pd\n", ""),
+        "wrong_column_feature": _swap(code, "categorical = [",
+                                      f"train['{some_col}_ratio'] = train['{some_col}x'] * 2\ncategorical = ["),
+        "missing_import": (_swap(code, "import numpy as np\n", "") if "np." in code
+                           else _swap(code, "import pandas as pd\n", "")),
         "missing_module": _swap(code, "import numpy as np\n", "import numpy as np\nimport lightgbm_plus\n"),
         "misspelled_name": _swap(code, "model.fit(", "modle.fit("),
-        "wrong_kwarg": _swap(code, f"{cls}(", f"{cls}(n_estimator=100, " if "Forest" in cls or "Trees" in cls else f"{cls}(random_sate=0, "),
+        "wrong_kwarg": _swap(code, f"{cls}(",
+                             f"{cls}(n_estimator=100, " if "Forest" in cls or "Trees" in cls else f"{cls}(random_sate=0, "),
         "wrong_api": _swap(code, "model.predict", "model.predicts") or _swap(code, "pd.read_csv", "pd.read_cvs"),
         "no_submission": _swap(code, 'sub.to_csv("submission.csv", index=False)', "print(sub.head())"),
         "compute_bomb_loop": _swap(code, "model.fit(", "for i in range(10**10):\n    pass\nmodel.fit("),

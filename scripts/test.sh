@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev embodied sb3 llm ray
+# Lint (config: [tool.ruff] in pyproject.toml; ruff comes with the dev extra), line length 127 enforced.
+.venv/bin/ruff check .
 # Type check (config: [tool.mypy] in pyproject.toml): both packages whole, at 0 errors.
 .venv/bin/python -m pip install -q -c constraints/test.txt mypy==2.4.1 pandas-stubs==3.1.0.261029 \
   types-PyYAML==6.0.12.20261122 types-requests==2.33.0.20261030

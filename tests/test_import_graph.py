@@ -24,7 +24,8 @@ def _imported(tree: ast.AST) -> set[str]:
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             out.add(node.module)
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__"):
+        elif (isinstance(node, ast.Call)
+              and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__")):
             out.update(a.value for a in node.args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str))
         elif isinstance(node, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Constant) for e in node.elts):
             # module names listed for a loop of import_module calls (the CLI's table)
@@ -35,7 +36,8 @@ def _imported(tree: ast.AST) -> set[str]:
 def test_no_env_module_imports_the_agents():
     root = Path(wmrl_envs.__file__).parent
     offenders = {
-        str(path.relative_to(root.parent)): sorted(m for m in _imported(ast.parse(path.read_text())) if m.split(".")[0] in AGENT_PACKAGES)
+        str(path.relative_to(root.parent)): sorted(m for m in _imported(ast.parse(path.read_text()))
+                                                   if m.split(".")[0] in AGENT_PACKAGES)
         for path in sorted(root.rglob("*.py"))
     }
     assert {k: v for k, v in offenders.items() if v} == {}

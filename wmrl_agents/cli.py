@@ -34,7 +34,8 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
                    "docs/llm.md says how the budget scales an LLM)")
     p.add_argument("--env", default="WMRL/MLEDojo-v0", help=f"the training env id: a text env, or {LIBERO}")
     p.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated arms from {ARMS} (and {GUARD})")
-    p.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
+    p.add_argument("--seeds", type=int, default=1,
+                   help="seeds 0..N-1 per arm; tables give mean and 95%% interval (default: 1)")
     p.add_argument("--eval-every", type=int, default=None,
                    help=f"updates between held-out evaluations (curve points; default: 10; {LIBERO}: 4)")
     p.add_argument("--eval-samples", type=int, default=None,
@@ -48,23 +49,28 @@ def _register_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--executor", default="auto", help="sandbox backend: auto, warm, bwrap, docker, ray, local")
     p.add_argument("--out", default=None, help="write DIR/results.json and DIR/compare.png")
     p.add_argument("--world-model", default=None, metavar="SPEC",
-                   help="the WMRL arms' world model: static (default), learned (fits on the anchor pairs), proxy[:rows=N,board=proxy|task] (runs "
+                   help="the WMRL arms' world model: static (default), learned (fits on the anchor pairs), "
+                   "proxy[:rows=N,board=proxy|task] (runs "
                    "each distinct program once on a split of the public train file; costs a sandbox run), or an LLM "
                    f"spec as in `wmrl predict`; {LIBERO}: predicate (default) or robometer:PATH")
-    p.add_argument("--anchor-rate", type=float, default=0.1, help="share of groups the WMRL arms execute for real (default: %(default)s)")
+    p.add_argument("--anchor-rate", type=float, default=0.1,
+                   help="share of groups the WMRL arms execute for real (default: %(default)s)")
     p.add_argument("--adaptive", action="store_true",
                    help="let the exploitation monitor move the anchor rate between --min-rate and --max-rate")
     p.add_argument("--min-rate", type=float, default=0.05, help="lowest adaptive anchor rate (default: %(default)s)")
     p.add_argument("--max-rate", type=float, default=0.5, help="highest adaptive anchor rate (default: %(default)s)")
     e = p.add_argument_group(f"{LIBERO}")
-    e.add_argument("--tasks", default="2,5", help="comma-separated libero_10 task indices (default: %(default)s, where the SFT policy sometimes succeeds)")
+    e.add_argument("--tasks", default="2,5",
+                   help="comma-separated libero_10 task indices (default: %(default)s, "
+                   "where the SFT policy sometimes succeeds)")
     e.add_argument("--demos", default=None, metavar="FILE",
                    help="expert demonstrations for the SFT policy (default: recorded into the cache on first use)")
     e.add_argument("--wm-horizon", type=int, default=100, help="steps of a world-model episode (default: %(default)s)")
     e.add_argument("--max-steps", type=int, default=400, help="the env's episode length (default: %(default)s)")
     e.add_argument("--eval-inits", type=int, default=3,
                    help="held-out init states per task scored at every checkpoint (default: %(default)s)")
-    e.add_argument("--bc-epochs", type=int, default=100, help="behaviour-cloning epochs of the SFT policy (default: %(default)s)")
+    e.add_argument("--bc-epochs", type=int, default=100,
+                   help="behaviour-cloning epochs of the SFT policy (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_compare)
 

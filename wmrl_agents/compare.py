@@ -222,7 +222,8 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
         for e in envs:
             e.close()
     wm = getattr(envs[0], "world_model", None)
-    memo = {"hits": wm.hits, "misses": wm.misses} if wm is not None and hasattr(wm, "hits") else None  # since this process started the arm
+    # since this process started the arm
+    memo = {"hits": wm.hits, "misses": wm.misses} if wm is not None and hasattr(wm, "hits") else None
     if log_dir is not None:
         history = _read_jsonl(log_dir / "metrics.jsonl")
     evaluated_final = ev is not None and curve[-1]["update"] == trainer.update_idx  # the last checkpoint, just now

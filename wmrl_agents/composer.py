@@ -15,7 +15,8 @@ With task features φ(x) (:func:`wmrl_agents.template.task_features`) and one we
 
 The default lr (10) comes from an offline check on a synthetic reward only (no real task): the share
 of slots on a preferred variant (which depends on the task type), GRPO groups of 4, 4 groups per
-update, 30 updates, the contexts of three train tasks (their features only), three seeds. Noise-free, the expected reward grew with lr
+update, 30 updates, the contexts of three train tasks (their features only), three seeds. Noise-free, the expected
+reward grew with lr
 (0.16, 0.22, 0.40, 0.70, 0.85 for lr 0.3, 1, 3, 10, 30); with N(0, 0.3) noise on the reward, lr 3
 and 10 tied (0.36) and 30 or 100 did worse (0.30, 0.26: collapse onto noise). 10 is the largest that
 stays robust to noise.
@@ -510,8 +511,10 @@ MODELS: Mapping[str, Model] = MappingProxyType({
                  {"learning_rate": [0.05, 0.1]}, {"learning_rate": [0.05, 0.1]}),
     "hgb_slow": Model(
         ("from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor",),
-        "HistGradientBoostingClassifier(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, random_state=0)",
-        "HistGradientBoostingRegressor(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, random_state=0)",
+        "HistGradientBoostingClassifier(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, "
+        "random_state=0)",
+        "HistGradientBoostingRegressor(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, "
+        "random_state=0)",
         {"max_leaf_nodes": [15, 31]}, {"max_leaf_nodes": [15, 31]}),
     "gb": Model(("from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor",),
                 "GradientBoostingClassifier(random_state=0)", "GradientBoostingRegressor(random_state=0)",
@@ -719,7 +722,8 @@ out.to_csv("submission.csv", index=False)
 _OUT_PROBA: dict[str, str | dict[str, str]] = {  # variant -> code, or task mode -> code
     "correct": {"binary": _P_BIN, "multi": _P_MULTI},
     "frame": {
-        "binary": _PROBA + 'pd.DataFrame({ID: test_ids.values, sub.columns[1]: proba[:, 1]}).to_csv("submission.csv", index=False)\n',
+        "binary": _PROBA + ('pd.DataFrame({ID: test_ids.values, sub.columns[1]: proba[:, 1]})'
+                            '.to_csv("submission.csv", index=False)\n'),
         "multi": _PROBA + """\
 out = pd.DataFrame(proba, columns=[str(c) for c in classes])
 out.insert(0, ID, test_ids.values)

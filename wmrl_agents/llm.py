@@ -158,7 +158,8 @@ class LLMPolicy:
         self.lora_config = _lora_config(lora)
         self.lr, self.weight_decay, self.max_grad_norm = float(lr), float(weight_decay), float(max_grad_norm)
         self.loss = loss
-        self.max_new_tokens, self.temperature, self.top_p, self.top_k = int(max_new_tokens), float(temperature), float(top_p), int(top_k)
+        self.max_new_tokens, self.temperature, self.top_p, self.top_k = (
+            int(max_new_tokens), float(temperature), float(top_p), int(top_k))
         self.system_prompt = system_prompt
         self.micro_batch_size = int(micro_batch_size)
         self.checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir).expanduser().resolve()
@@ -472,7 +473,8 @@ class _SeededSampler:
                            for s in seeds]
         self.gen_device = gen_device
         self.temperature = float(temperature)
-        self.warpers = ([TopKLogitsWarper(int(top_k))] if top_k > 0 else []) + ([TopPLogitsWarper(float(top_p))] if top_p < 1.0 else [])
+        self.warpers = (([TopKLogitsWarper(int(top_k))] if top_k > 0 else [])
+                        + ([TopPLogitsWarper(float(top_p))] if top_p < 1.0 else []))
 
     def __call__(self, input_ids, scores):
         import torch

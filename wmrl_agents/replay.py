@@ -9,7 +9,8 @@ charged exactly as if it had run. ``info["replayed"]`` says which steps came fro
     key(step) = task content hash : sha256(action_1) : ... : sha256(action_t)
 
 A task's content hash changes with its answers, its leaderboards, the env's reward mode and the
-run limits, so a rebuilt board or another time limit never serves stale rewards. The table is one JSON-lines file (one outcome per line,
+run limits, so a rebuilt board or another time limit never serves stale rewards. The table is one JSON-lines file (one
+outcome per line,
 appended under an exclusive lock): a crash loses at most the line being written, and several
 processes can share it.
 """

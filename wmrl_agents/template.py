@@ -49,8 +49,10 @@ _ESTIMATORS = {
             "HistGradientBoostingClassifier(random_state=0)", "HistGradientBoostingRegressor(random_state=0)"),
     "hgb_tuned": (
         "from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor",
-        "HistGradientBoostingClassifier(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, random_state=0)",
-        "HistGradientBoostingRegressor(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, random_state=0)",
+        "HistGradientBoostingClassifier(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, "
+        "random_state=0)",
+        "HistGradientBoostingRegressor(learning_rate=0.05, max_iter=300, max_leaf_nodes=15, l2_regularization=1.0, "
+        "random_state=0)",
     ),
 }
 

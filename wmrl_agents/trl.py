@@ -163,7 +163,8 @@ class EnvReward:
         self.calls = 0
         self._checked = False
 
-    def episodes(self, completions: Sequence[Any], seed: Sequence[int], task_id: Sequence[str], keys: Sequence[str]) -> list[Episode]:
+    def episodes(self, completions: Sequence[Any], seed: Sequence[int], task_id: Sequence[str],
+                 keys: Sequence[str]) -> list[Episode]:
         """Run one episode per completion, in order, up to ``concurrency`` at once."""
 
         def one(env: gym.Env, job: tuple) -> Episode:

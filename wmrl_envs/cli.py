@@ -31,7 +31,8 @@ def command_modules() -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     about = __doc__.split("\n\n")[:2]  # what wmrl is and how to get help, not how commands are found
-    parser = argparse.ArgumentParser(prog="wmrl", description="\n\n".join(about), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="wmrl", description="\n\n".join(about),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in command_modules():
         try:

@@ -298,7 +298,8 @@ class MixedRewardWrapper(_PredictingWrapper):
     consecutive episodes is also sampled by one policy version. Such a group mixes whatever tasks
     the env resets to: it is a unit for the variance estimates, not a GRPO prompt group. Its key
     is ``s<first seed>-g<n>`` when the copy's first reset had a seed (a seeded rerun repeats keys,
-    anchor decisions and pair ids, so a replay adds no pair twice) and a random tag otherwise. An episode's world-model score ``s`` is the prediction at its last text turn, or
+    anchor decisions and pair ids, so a replay adds no pair twice) and a random tag otherwise. An episode's world-model
+    score ``s`` is the prediction at its last text turn, or
     the predicted progress at ``wm_horizon`` for simulated envs. Its real score ``y``:
 
     - text envs: the env's final reward;
@@ -526,9 +527,11 @@ class MixedRewardWrapper(_PredictingWrapper):
                 value = how(episode)
             except Exception as e:
                 raise RuntimeError(f"real_score function {name} failed on episode {self._group!r}: {e}") from e
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or not np.isfinite(value):
+            if (isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer))
+                    or not np.isfinite(value)):
                 raise ValueError(
-                    f"real_score function {name} returned {value!r} for episode {self._group!r}: it must return a finite number"
+                    f"real_score function {name} returned {value!r} for episode {self._group!r}: "
+                    "it must return a finite number"
                 )
             return float(value)
         return self.state.normalised_return(episode.episode_return, self.return_range)

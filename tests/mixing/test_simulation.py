@@ -6,7 +6,8 @@ import pytest
 from wmrl_envs.mixing import RewardMixer
 
 
-def _gradient_errors(sigma: float, mixers: dict, scale=lambda s: s, batches=150, skip=20, prompts=50, arms=8, groups=40, g=8, seed=0):
+def _gradient_errors(sigma: float, mixers: dict, scale=lambda s: s, batches=150, skip=20, prompts=50, arms=8, groups=40,
+                     g=8, seed=0):
     rng = np.random.default_rng(seed)
     mu = rng.random((prompts, arms))
     theta = rng.normal(0, 1, (prompts, arms))

@@ -87,7 +87,8 @@ COMPS: dict[str, Comp] = {
     ),
     "histopathologic-cancer-detection": Comp("id", ("label",), "proba", "{h}", answers="answers.csv"),
     "mlsp-2013-birds": Comp("Id", ("Probability",), "proba", "int", answers="answers.csv"),
-    "random-acts-of-pizza": Comp("request_id", ("requester_received_pizza",), "proba", "t3_{h}", sample="sampleSubmission.csv"),
+    "random-acts-of-pizza": Comp("request_id", ("requester_received_pizza",), "proba", "t3_{h}",
+                                 sample="sampleSubmission.csv"),
     "siim-isic-melanoma-classification": Comp("image_name", ("target",), "proba", "ISIC_{i:07d}"),
     "tabular-playground-series-may-2022": Comp("id", ("target",), "proba", "int"),
     "the-icml-2013-whale-challenge-right-whale-redux": Comp(
@@ -107,9 +108,11 @@ COMPS: dict[str, Comp] = {
         "_id", ("category_id",), "label", "int", answers="answers.csv", classes=(1000010653, 1000010667, 1000004079)
     ),
     "iwildcam-2020-fgvc7": Comp("Id", ("Category",), "label", "{h}", answers="answers.csv", classes=(0, 3, 72, 571)),
-    "ml2021spring-hw2": Comp("Id", ("ClassId",), "label", "int", answers="answers.csv", sample="sampleSubmission.csv", classes=tuple(range(6))),
+    "ml2021spring-hw2": Comp("Id", ("ClassId",), "label", "int", answers="answers.csv", sample="sampleSubmission.csv",
+                             classes=tuple(range(6))),
     "movie-review-sentiment-analysis-kernels-only": Comp(
-        "PhraseId", ("Sentiment",), "label", "int", answers="answers.csv", sample="sampleSubmission.csv", classes=(0, 1, 2, 3, 4)
+        "PhraseId", ("Sentiment",), "label", "int", answers="answers.csv", sample="sampleSubmission.csv",
+        classes=(0, 1, 2, 3, 4)
     ),
     "rsna-miccai-brain-tumor-radiogenomic-classification": Comp("BraTS21ID", ("MGMT_value",), "proba", "int"),
     "seti-breakthrough-listen": Comp("id", ("target",), "proba", "{h}"),
@@ -118,7 +121,8 @@ COMPS: dict[str, Comp] = {
     ),
     "dog-breed-identification": Comp("id", tuple(_CLASSES["dog-breed-identification"]), "onehot", "{h}"),
     "leaf-classification": Comp("id", tuple(_CLASSES["leaf-classification"]), "onehot", "int"),
-    "denoising-dirty-documents": Comp("id", ("value",), "value", "{i}_1_1", answers="answers.csv", sample="sampleSubmission.csv"),
+    "denoising-dirty-documents": Comp("id", ("value",), "value", "{i}_1_1", answers="answers.csv",
+                                      sample="sampleSubmission.csv"),
     "ranzcr-clip-catheter-line-classification": Comp(
         "StudyInstanceUID", RANZCR, "multilabel", "1.2.826.0.1.3680043.8.498.{i}", answer_extra=("PatientID",)
     ),
@@ -186,7 +190,8 @@ def _predictions(name: str, noise: bool) -> pd.DataFrame:
             sub[c] = (np.abs(p - rng.uniform(0, 0.45, N)) if noise else p).round(6)
         elif comp.kind == "label":
             flip = rng.random(N) < 0.3
-            sub[c] = [comp.classes[(comp.classes.index(t) + 1) % len(comp.classes)] if f and noise else t for t, f in zip(truth, flip)]
+            sub[c] = [comp.classes[(comp.classes.index(t) + 1) % len(comp.classes)] if f and noise else t
+                      for t, f in zip(truth, flip)]
         elif comp.kind == "value":
             sub[c] = (truth * rng.uniform(0.8, 1.2, N)).round(4) if noise else truth
     if comp.kind == "onehot":

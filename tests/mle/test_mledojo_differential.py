@@ -73,5 +73,6 @@ def test_wmrl_tasks_says_which_grader_applies(tmp_path, capsys):
     assert main(["tasks", "--suite", str(root)]) == 0
     out = capsys.readouterr().out
     lines = {name: next(line for line in out.splitlines() if line.startswith(name)) for name in entries}
-    assert "graded by the registry, an approximation (MLE-Dojo bug not copied)" in lines["walmart-recruiting-store-sales-forecasting"]
+    assert ("graded by the registry, an approximation (MLE-Dojo bug not copied)"
+            in lines["walmart-recruiting-store-sales-forecasting"])
     assert "graded by the registry, benchmark-exact" in lines["aerial-cactus-identification"]

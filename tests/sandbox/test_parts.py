@@ -138,7 +138,8 @@ def test_bwrap_args_mount_order(rundir, tmp_path):
     assert a[a.index(str(prefix)) - 2 : a.index(str(prefix)) + 1] == ["--ro-bind", str(tmp_path), str(prefix)]
     remounts = [a[i + 1] for i, x in enumerate(a) if x == "--remount-ro"]
     assert remounts == ["/dev", "/"]  # /dev's own tmpfs has no size limit: read-only
-    assert a.index("/dev/shm") < a.index("--remount-ro") and len(a) - a[::-1].index("--remount-ro") > a.index("/workspace/data")
+    assert (a.index("/dev/shm") < a.index("--remount-ro")
+            and len(a) - a[::-1].index("--remount-ro") > a.index("/workspace/data"))
     for flag in ("--unshare-all", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv"):
         assert flag in a
     assert a[a.index("--info-fd") + 1] == "7" and a[a.index("--block-fd") + 1] == "0"

@@ -131,7 +131,8 @@ def _compile_profile(profile: dict) -> bytes:
     cannot resolve ignored) and export the BPF program the kernel would get."""
     lib = _libseccomp()
     lib.seccomp_init.restype = ctypes.c_void_p
-    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp)]
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
+                                           ctypes.POINTER(_ArgCmp)]
     lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
     ctx = lib.seccomp_init(_ACT[profile["defaultAction"]])
@@ -194,7 +195,8 @@ def test_docker_profile_decides_as_the_bwrap_filter():
     probes += [(0 if arch == "x86_64" else 63, (0,) * 6), (nr["clone3"], (0,) * 6), (nr["flock"], (3, 2, 0, 0, 0, 0))]
     probes += [(nr[c], (f,) + (0,) * 5) for c in ("clone", "unshare") for f in (0x01200011, seccomp.CLONE_NEWUSER, 0x10000011)]
     probes += [(nr["ioctl"], (1, c, 0, 0, 0, 0)) for c in (seccomp.TIOCSTI, seccomp.TIOCLINUX, 0x5401)]
-    probes += [(nr["fcntl"], (3, c, 0, 0, 0, 0)) for c in (*seccomp.LOCK_CMDS, seccomp.F_NOTIFY, seccomp.F_SETLEASE, 1, 3, 4, 1030)]
+    probes += [(nr["fcntl"], (3, c, 0, 0, 0, 0))
+               for c in (*seccomp.LOCK_CMDS, seccomp.F_NOTIFY, seccomp.F_SETLEASE, 1, 3, 4, 1030)]
     probes += [(nr[c], (f, 1, 0, 0, 0, 0)) for c in ("socket", "socketpair") for f in (1, 2, 10, 16, 17)]
     probes += [(nr["personality"], (p,) + (0,) * 5) for p in (0, 8, 0x20000, 0x20008, 0x40000, 0x400000, 0x8000000)]
     decisions = [(_run(ours, n, audit_arch, a), _run_any(theirs, n, audit_arch, a)) for n, a in probes]

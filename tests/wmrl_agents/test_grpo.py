@@ -34,7 +34,8 @@ def recipe_of(code: str):
 
 def true_score(task: str, code: str) -> float:
     r = recipe_of(code)
-    quality = {"dummy": 0.0, "linear": 0.5, "knn": 0.4, "tree": 0.45, "rf": 0.7, "extra_trees": 0.65, "hgb": 0.8, "hgb_tuned": 0.9}[r.model]
+    quality = {"dummy": 0.0, "linear": 0.5, "knn": 0.4, "tree": 0.45, "rf": 0.7, "extra_trees": 0.65, "hgb": 0.8,
+               "hgb_tuned": 0.9}[r.model]
     if task == "nan-task" and r.preprocessing == "raw" and r.model in ("linear", "knn"):
         return 0.0  # crashes on NaN
     if task == "nan-task" and r.preprocessing == "raw":

@@ -82,7 +82,8 @@ def test_update_trains_on_the_sampling_distribution(tiny_llm_path):
         batched = p.token_logprobs([(p._prompt_ids("a much longer task text " * 3), [5, 6, 7]), (prompt, completion)])[1]
     torch.testing.assert_close(batched, gen_logp, atol=1e-5, rtol=0)
 
-    records = [[{"prompt_ids": prompt, "completion_ids": completion}], [{"prompt_ids": prompt, "completion_ids": completion[:4]}]]
+    records = [[{"prompt_ids": prompt, "completion_ids": completion}],
+               [{"prompt_ids": prompt, "completion_ids": completion[:4]}]]
     adv = np.array([0.8, -0.3])
     expected = -(0.8 * float(gen_logp.mean()) - 0.3 * float(gen_logp[:4].mean())) / 2
     m = p.update(records, adv)

@@ -48,7 +48,8 @@ class CountingEnv(gym.Env):
         self.turn += 1
         s = lowercase_share(action)
         done = self.turn >= self.max_turns
-        return "feedback", s if done else 0.0, done, False, {"reward_source": "real", "score": s, "cost": dict(ZERO_COST, exec_s=1.0)}
+        return "feedback", s if done else 0.0, done, False, {"reward_source": "real", "score": s,
+                                                             "cost": dict(ZERO_COST, exec_s=1.0)}
 
 
 def wm(code: str) -> float:

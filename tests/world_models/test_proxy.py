@@ -411,7 +411,8 @@ def test_cpu_is_held_against_the_wall_limit_where_that_is_lower(tasks, context):
     ("spec", "match"),
     [("proxy:rows=abc", "rows='abc'.*not a int"), ("proxy:colour=red", "unknown setting 'colour=red'"),
      ("proxy:rows=10", "rows must be an int >= 40"), ("proxy:board=full", "board must be one of"),
-     ("proxy:memo=maybe", "memo=on or memo=off"), ("proxy:rows", "unknown setting 'rows'"), ("static:x", "unknown world model")],
+     ("proxy:memo=maybe", "memo=on or memo=off"), ("proxy:rows", "unknown setting 'rows'"),
+     ("static:x", "unknown world model")],
 )
 def test_world_model_specs_with_bad_settings_are_one_line_errors(spec, match):
     with pytest.raises(ValueError, match=match) as e:

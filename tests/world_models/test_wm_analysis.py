@@ -41,7 +41,8 @@ def wm() -> CodeCheckWorldModel:
 
 # ---- folding ----------------------------------------------------------------------------------
 def test_folding_conditions_and_paths():
-    prog = facts('DATA = "data"\nif __name__ == "__main__":\n    import pandas as pd\n    df = pd.read_csv(DATA + "/train.csv")\n')
+    prog = facts('DATA = "data"\nif __name__ == "__main__":\n    import pandas as pd\n'
+                 '    df = pd.read_csv(DATA + "/train.csv")\n')
     assert [r.value for r in prog.files] == ["data/train.csv"]
     assert not facts('import pandas as pd\nif False:\n    pd.read_csv("data/train.csv")\n').files
     assert not facts('import pandas as pd\nif 1 > 2:\n    pd.read_csv("data/train.csv")\n').files
@@ -58,7 +59,8 @@ def test_uncalled_functions_and_dead_code_do_not_count():
 
 
 def test_a_swallowed_fault_falls_back_to_the_handler(wm, context):
-    code = GOOD.replace('model.fit(X, train["churn"])', 'try:\n    model.fit(X, train["churned"])\nexcept Exception:\n    pass')
+    code = GOOD.replace('model.fit(X, train["churn"])',
+                        'try:\n    model.fit(X, train["churned"])\nexcept Exception:\n    pass')
     pred = wm.predict(context, code)
     assert pred.checks["column_refs"].p_pass > 0.9 and pred.score <= QUALITY_FLOOR  # runs, earns nothing
 
@@ -77,7 +79,8 @@ def test_valid_idioms_have_no_column_faults(wm, context, snippet):
 
 def test_insert_and_index_count_as_columns(wm, context):
     base = HEAD + 'p = m.predict_proba(test[feats])[:, 1]\n'
-    insert = base + 'sub = pd.DataFrame({"churn": p})\nsub.insert(0, "id", test["id"])\nsub.to_csv("submission.csv", index=False)\n'
+    insert = base + ('sub = pd.DataFrame({"churn": p})\nsub.insert(0, "id", test["id"])\n'
+                     'sub.to_csv("submission.csv", index=False)\n')
     index = base + 'pd.DataFrame({"churn": p}, index=test["id"]).to_csv("submission.csv")\n'
     for code in (insert, index):
         assert wm.predict(context, code).checks["output_format"].p_pass > 0.9

@@ -53,7 +53,8 @@ def test_dropna_on_test_rows_with_missing_values_writes_too_few_rows(wm):
     pred = wm.predict(CONTEXT, code + "p = m.predict_proba(test[feats])[:, 1]\n" + WRITE)
     assert pred.checks["output_format"].p_pass < 0.1 and "dropna" in pred.checks["output_format"].reason
     subset = code.replace(".dropna()", '.dropna(subset=["tenure"])')  # tenure has no missing values
-    assert wm.predict(CONTEXT, subset + "p = m.predict_proba(test[feats])[:, 1]\n" + WRITE).checks["output_format"].p_pass > 0.9
+    assert wm.predict(CONTEXT, subset + "p = m.predict_proba(test[feats])[:, 1]\n" + WRITE
+                      ).checks["output_format"].p_pass > 0.9
 
 
 @pytest.mark.parametrize("line,risky", [

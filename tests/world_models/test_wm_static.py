@@ -111,7 +111,8 @@ def test_regression_task_rejects_a_classifier(model, context):
 def test_nan_tolerant_model_needs_no_imputer(model, context):
     nan_logistic = LOGISTIC.replace(".fillna(0)", "")
     assert model.predict(context, nan_logistic).checks["column_refs"].p_pass < 0.5  # monthly has NaNs
-    hgb = edit("from sklearn.linear_model import LogisticRegression", "from sklearn.ensemble import HistGradientBoostingClassifier",
+    hgb = edit("from sklearn.linear_model import LogisticRegression",
+               "from sklearn.ensemble import HistGradientBoostingClassifier",
                nan_logistic).replace("LogisticRegression(max_iter=500)", "HistGradientBoostingClassifier()")
     assert model.predict(context, hgb).checks["column_refs"].p_pass > 0.9
 
@@ -123,7 +124,8 @@ def test_quality_prior_orders_model_families(model, context):
     logistic_scaled = edit("model = LogisticRegression(max_iter=500)",
                            "from sklearn.pipeline import make_pipeline\nfrom sklearn.impute import SimpleImputer\n"
                            "from sklearn.preprocessing import StandardScaler\n"
-                           "model = make_pipeline(SimpleImputer(), StandardScaler(), LogisticRegression(max_iter=500))", LOGISTIC)
+                           "model = make_pipeline(SimpleImputer(), StandardScaler(), LogisticRegression(max_iter=500))",
+                           LOGISTIC)
     dummy = edit("from sklearn.ensemble import HistGradientBoostingClassifier", "from sklearn.dummy import DummyClassifier"
                  ).replace("HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05)", "DummyClassifier()")
     hard_labels = edit("model.predict_proba(X_test)[:, 1]", "model.predict(X_test)")

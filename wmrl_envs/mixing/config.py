@@ -25,23 +25,43 @@ class MixingConfig:
 
     anchor_rate: float = field(default=0.1, metadata={"help": "share of groups executed for real, in (0, 1]"})
     seed: int = field(default=0, metadata={"help": "seeds anchor selection"})
-    selection: str = field(default="hash", metadata={"help": "'hash' (stateless, every process agrees) or 'quota' (exact rate in one process)"})
+    selection: str = field(
+        default="hash", metadata={"help": "'hash' (stateless, every process agrees) or 'quota' (exact rate in one process)"},
+    )
     window: int = field(default=4096, metadata={"help": "anchor pairs the debiaser keeps (the newest)"})
     min_pairs: int = field(default=16, metadata={"help": "anchor pairs before the debiasing map is applied; at most window"})
     debias: bool = field(default=True, metadata={"help": "apply Online Debiasing (False: the raw-score ablation)"})
     ema: float = field(default=0.9, metadata={"help": "smoothing of the noise estimates across batches, in [0, 1)"})
-    weighting: str = field(default="energy", metadata={"help": "'energy' (inverse-variance weights) or 'pooled' (plain GRPO ablation)"})
-    normalize: str = field(default="none", metadata={"help": "'none' (Dr. GRPO advantages) or 'group' (divide by group std + eps)"})
+    weighting: str = field(
+        default="energy", metadata={"help": "'energy' (inverse-variance weights) or 'pooled' (plain GRPO ablation)"},
+    )
+    normalize: str = field(
+        default="none", metadata={"help": "'none' (Dr. GRPO advantages) or 'group' (divide by group std + eps)"},
+    )
     eps: float = field(default=1e-4, metadata={"help": "added to the group std when normalize='group'; > 0"})
-    adaptive: bool = field(default=False, metadata={"help": "adapt the anchor rate to the exploitation monitor (False: the paper's fixed rate)"})
+    adaptive: bool = field(
+        default=False, metadata={"help": "adapt the anchor rate to the exploitation monitor (False: the paper's fixed rate)"},
+    )
     min_rate: float = field(default=0.05, metadata={"help": "lowest adaptive anchor rate, in (0, 1]"})
     max_rate: float = field(default=0.5, metadata={"help": "highest adaptive anchor rate, in (0, 1], >= min_rate"})
     adapt_every: int = field(default=16, metadata={"help": "completed groups between two moves of the adaptive rate"})
-    monitor_recent: int = field(default=64, metadata={"help": "anchor pairs in the monitor's recent window (the current policy)"})
-    monitor_reference: int = field(default=64, metadata={"help": "first anchor pairs of the run: the monitor's reference window"})
-    monitor_min_pairs: int = field(default=16, metadata={"help": "recent pairs before the monitor gives a verdict; in [4, both windows]"})
-    monitor_confidence: float = field(default=0.95, metadata={"help": "confidence of the monitor's and the shrinkage's intervals, in (0, 1)"})
-    shrink_overrated: bool = field(default=False, metadata={"help": "shrink world-model rewards in score bands the recent anchors show overrated (mixing/regions.py)"})
+    monitor_recent: int = field(
+        default=64, metadata={"help": "anchor pairs in the monitor's recent window (the current policy)"},
+    )
+    monitor_reference: int = field(
+        default=64, metadata={"help": "first anchor pairs of the run: the monitor's reference window"},
+    )
+    monitor_min_pairs: int = field(
+        default=16, metadata={"help": "recent pairs before the monitor gives a verdict; in [4, both windows]"},
+    )
+    monitor_confidence: float = field(
+        default=0.95, metadata={"help": "confidence of the monitor's and the shrinkage's intervals, in (0, 1)"},
+    )
+    shrink_overrated: bool = field(
+        default=False,
+        metadata={"help": "shrink world-model rewards in score bands the recent anchors show overrated "
+                  "(mixing/regions.py)"},
+    )
     shrink_bands: int = field(default=5, metadata={"help": "equal bands of the debiased score for shrink_overrated; >= 1"})
 
     def __post_init__(self) -> None:

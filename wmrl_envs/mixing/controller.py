@@ -73,5 +73,6 @@ class AnchorRateController:
                 "up": self.up, "down": self.down, "pending": self.pending}
 
     def load_state_dict(self, state: dict) -> None:
-        type(self).__init__(self, state["rate"], state["min_rate"], state["max_rate"], state["every"], state["up"], state["down"])
+        type(self).__init__(self, state["rate"], state["min_rate"], state["max_rate"], state["every"], state["up"],
+                            state["down"])
         self.pending = int(state["pending"])

@@ -14,7 +14,8 @@ stopping the others. How a task is graded, first rule that applies:
    rounded to 5 places as mle-bench reports them. Other MLE-bench competitions fall through to
    the rules below (the registry stands in for mle-bench: ``wmrl tasks`` says so).
 4. MLE-Dojo and MLE-bench with an MLE-Dojo checkout (``mledojo=PATH`` or ``$MLEDOJO_HOME``,
-   with a checkout's layout; an importable ``mledojo`` is never one): the competition's own metric class (``graders.MLEDojoMetric``).
+   with a checkout's layout; an importable ``mledojo`` is never one): the competition's own metric class
+   (``graders.MLEDojoMetric``).
 5. wmrl's registry of the MLE-Dojo competitions (``registry.py``).
 6. A ``metric.txt`` in the task's folder, or the metric a scoring script computes (read, never run).
 """

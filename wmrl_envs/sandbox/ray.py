@@ -3,7 +3,8 @@
 A task asks for one CPU and the job's memory limit, so Ray's scheduler does the admission
 control; the executor keeps up to ``workers`` tasks in flight (default: the cluster's CPUs). On
 the node the job runs under a node-local backend (warm by default: each Ray worker process keeps
-its own zygote), so isolation is the same as on one machine; the result, with the collected files, comes back to the driver, which keeps the
+its own zygote), so isolation is the same as on one machine; the result, with the collected files, comes back to the
+driver, which keeps the
 labels and does the grading. What every node needs is in docs/ray.md.
 """
 

@@ -386,7 +386,8 @@ class WarmExecutor(BwrapExecutor):
     name = "warm"
     probe = staticmethod(probe)
 
-    def __init__(self, limits: Limits | None = None, workers: int | None = None, *, preload: Sequence[str] = PRELOAD, **options) -> None:
+    def __init__(self, limits: Limits | None = None, workers: int | None = None, *, preload: Sequence[str] = PRELOAD,
+                 **options) -> None:
         super().__init__(limits, workers, **options)
         self.preload = tuple(preload)
         self._cold_reason: str | None = None

@@ -26,7 +26,8 @@ the capability bounding set, becomes the sandbox uid/gid there, empties every ot
 set (joining a user namespace grants them all) and checks with ``capget`` that none is left,
 sets no_new_privs and the run's rlimits, and forks C2, the first process inside the run's pid
 namespace. C1 waits for C2 and exits with its status (128 + N for death by signal N, as bwrap
-reports it). C2 puts stdout and stderr on the run's pipes, closes every other fd (stdin too, as cold), turns dumpable back on (as an exec would),
+reports it). C2 puts stdout and stderr on the run's pipes, closes every other fd (stdin too, as cold), turns dumpable
+back on (as an exec would),
 installs the run's seccomp filter, replaces the environment, gives every random generator the
 imports created fresh entropy and multiprocessing a fresh key (copies would share the zygote's),
 writes ``python /sandbox/main.py`` over its command line, and runs the program as ``__main__``.

@@ -10,7 +10,8 @@ from typing import Any
 
 from wmrl_envs.world_models.base import WorldModel
 
-SPECS = "static | learned | proxy[:rows=N,board=proxy|task,held_fraction=F,seed=S,memo=on|off] | openai:URL[#MODEL] | vllm:PATH | hf:PATH"
+SPECS = ("static | learned | proxy[:rows=N,board=proxy|task,held_fraction=F,seed=S,memo=on|off] "
+         "| openai:URL[#MODEL] | vllm:PATH | hf:PATH")
 _PROXY_SETTINGS: dict[str, type] = {"rows": int, "board": str, "held_fraction": float, "seed": int, "memo": str}
 
 

@@ -9,7 +9,8 @@ input with a score-0 prediction that says why, in bounded time, instead of an ex
 - the model raises ``RecursionError``, ``MemoryError``, ``ValueError`` or ``SyntaxError``:
   predicted 0 with the error.
 
-:func:`safe_predict_batch` does the same for a batch. A failed prediction (``Prediction.failed``: the model's server is down) passes through unchanged:
+:func:`safe_predict_batch` does the same for a batch. A failed prediction (``Prediction.failed``: the model's server is
+down) passes through unchanged:
 it is not the program's fault, and the wrappers fall back on it.
 """
 

@@ -100,7 +100,8 @@ class LearnedWorldModel:
             if len(self._y) >= self.min_pairs and (self._model is None or self._since_fit >= self.refit_every):
                 self._refit()
 
-    def fit(self, contexts: Sequence[Mapping[str, Any]], actions: Sequence[Any], rewards: Sequence[float]) -> LearnedWorldModel:
+    def fit(self, contexts: Sequence[Mapping[str, Any]], actions: Sequence[Any],
+            rewards: Sequence[float]) -> LearnedWorldModel:
         """Learn from many ``(program, real reward)`` pairs at once."""
         preds = [self.base.predict(c, a) for c, a in zip(contexts, actions)]
         with self._lock:

@@ -142,7 +142,8 @@ class LLMCheckWorldModel:
         results: list[Judged] = []
         for row in probs.tolist():
             if not all(math.isfinite(p) for p in row):
-                results.append(Prediction.failure(f"the {type(self.backend).__name__} returned non-finite probabilities {row}"))
+                results.append(Prediction.failure(
+                    f"the {type(self.backend).__name__} returned non-finite probabilities {row}"))
                 continue
             checks = {n: Verdict(row[j], "log-prob of 'pass' against 'fail'") for j, n in enumerate(CHECKS)}
             self._count(checks)

@@ -207,7 +207,8 @@ class ProxyRunWorldModel:
         self._startup(limits)
         if proxy is None:
             return Prediction.failure(f"task {task.id} has no train file with its targets to carve a proxy split from")
-        return _Pending(action, task, proxy, mode, limits, self.executor.submit(_job(action, task, proxy, _proxy_limits(limits))))
+        return _Pending(action, task, proxy, mode, limits,
+                        self.executor.submit(_job(action, task, proxy, _proxy_limits(limits))))
 
     def _judge(self, item: _Pending, result: RunResult) -> Prediction:
         """The prediction from the proxy run's result."""
@@ -298,7 +299,8 @@ class ProxyRunWorldModel:
         split = self._split(item.task, max(40, max(1, _rows(item.proxy)) // divisor), board=False)
         if split is None:
             return None
-        return max(1, _rows(split)), self.executor.submit(_job(item.code, item.task, split, _proxy_limits(item.limits))).result()
+        return max(1, _rows(split)), self.executor.submit(
+            _job(item.code, item.task, split, _proxy_limits(item.limits))).result()
 
     def _task(self, context: Mapping[str, Any]) -> Task:
         task_id, suite = context.get("task_id"), context.get("suite")

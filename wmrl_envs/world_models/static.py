@@ -229,7 +229,8 @@ def _usable_features(prog: Program, ctx: Mapping[str, Any]) -> list[tuple[int, s
         names = [q.rsplit(".", 1)[-1] for q in members]
         if any("CatBoost" in n for n in names) or all(n.startswith("Dummy") for n in names):
             continue  # CatBoost encodes text itself; dummy models never look at X
-        text = [] if X.encoded or X.columns is None else sorted(c for c in X.columns if c not in X.created and not is_numeric(X.dtypes.get(c, "float")))
+        text = [] if X.encoded or X.columns is None else sorted(
+            c for c in X.columns if c not in X.created and not is_numeric(X.dtypes.get(c, "float")))
         if text and not prog.used & ENCODERS:
             faults.append((fit.lineno, f"fits on text columns {', '.join(text[:3])} without encoding them"))
         holes = _holes(X, nan)

@@ -304,7 +304,8 @@ class FrameTracker:
 
     def _drops_test_rows(self, node: ast.Call, base: Frame) -> bool:
         """``test.dropna()`` (rows, no ``thresh``) on a test file whose columns have missing values."""
-        if base.rows != "test" or base.file is None or base.file not in self.schema or self.kwarg(node, "axis") in (1, "columns"):
+        if (base.rows != "test" or base.file is None or base.file not in self.schema
+                or self.kwarg(node, "axis") in (1, "columns")):
             return False
         if self.kwarg_node(node, "thresh") is not None or self.kwarg(node, "how") == "all":
             return False
