@@ -68,7 +68,7 @@ def build_reward(weighted: bool, environ: Mapping[str, str] = os.environ):
     weighting = environ.get("WMRL_WEIGHTING") or "energy"
     mixing = None
     if world_model:
-        mixing = MixingConfig(anchor_rate=_number(environ, "WMRL_ANCHOR_RATE", 0.1), weighting=weighting)
+        mixing = MixingConfig(anchor_rate=_number(environ, "WMRL_ANCHOR_RATE", MixingConfig.anchor_rate), weighting=weighting)
     env = make_env(
         environ.get("WMRL_ENV") or DEFAULT_ENV,
         tasks=comma_list(environ.get("WMRL_TASKS", "")),

@@ -13,6 +13,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from wmrl_envs.costs import zero_cost
 from wmrl_envs.embodied import suite
 from wmrl_envs.embodied.goal import GoalTracker
 
@@ -237,7 +238,7 @@ class LiberoLongEnv(gym.Env):
             "task_id": self._task,
             "score": float(success),
             "reward_source": "real",
-            "cost": {"exec_s": 0.0, "exec_cpu_s": 0.0, "wm_s": 0.0, "sim_steps": sim_steps, "sim_s": sim_s},
+            "cost": zero_cost(sim_steps=sim_steps, sim_s=sim_s),
             "wm_context": self.wm_context(),
         }
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import gymnasium as gym
 
+from wmrl_envs.costs import zero_cost
 from wmrl_envs.mle.build import carved_task
 from wmrl_envs.mle.grading import InvalidSubmission
-from wmrl_envs.mle.leaderboard import REWARD_MODES
+from wmrl_envs.mle.leaderboard import BOARD_MODES, REWARD_MODES
 from wmrl_envs.mle.render import Outcome, feedback_text, task_text
 from wmrl_envs.mle.reward import reward_of
 from wmrl_envs.mle.spaces import CodeText
@@ -27,7 +28,6 @@ from wmrl_envs.sandbox import Executor, Job, Limits, RunResult, make_executor
 
 MAX_CODE_CHARS = 100_000
 MAX_OBS_CHARS = 200_000
-_BOARD_MODES = ("percentile", "position", "medal")
 
 
 def check_code(action: Any) -> str | None:
@@ -145,7 +145,7 @@ class MLEEnv(gym.Env[str, str]):
             raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        if self.reward_mode in _BOARD_MODES:
+        if self.reward_mode in BOARD_MODES:
             missing = [t.id for t in self.tasks.values() if not t.boards]
             if missing:
                 raise ValueError(
@@ -279,13 +279,10 @@ class MLEEnv(gym.Env[str, str]):
         info = {
             "reward_source": "real",
             "score": outcome.score,
-            "cost": {
-                "exec_s": float(r.wall_s) if r else 0.0,
-                "exec_cpu_s": float((r.cpu_s or 0.0) + r.startup_cpu_s) if r else 0.0,
-                "wm_s": 0.0,
-                "sim_steps": 0,
-                "sim_s": 0.0,
-            },
+            "cost": zero_cost(
+                exec_s=float(r.wall_s) if r else 0.0,
+                exec_cpu_s=float((r.cpu_s or 0.0) + r.startup_cpu_s) if r else 0.0,
+            ),
             "task_id": task.id,
             "metric": task.metric.name,
             "group": self.group,

@@ -26,7 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-REWARD_MODES = ("percentile", "position", "medal", "rpg", "raw")
+# Reward modes that place the score on a leaderboard (a task without one cannot use them).
+BOARD_MODES = ("percentile", "position", "medal")
+REWARD_MODES = (*BOARD_MODES, "rpg", "raw")
 MEDALS = ("gold", "silver", "bronze", "above_median")
 # Reward paid in ``medal`` mode; no medal pays 0.
 MEDAL_REWARD = {"gold": 1.0, "silver": 0.75, "bronze": 0.5, "above_median": 0.25}

@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from wmrl_envs.mle.metrics import get_metric
+from wmrl_envs.mle.task import DEFAULT_LIMITS
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SUITES = {"offline": ASSETS / "competitions", "dsbench": ASSETS / "dsbench"}
@@ -46,7 +47,7 @@ class TaskSpec:
     split_seed: int = 42
     test_fraction: float = 0.25
     valid_fraction: float = 0.2  # of train, graded on non-final turns
-    limits: dict = field(default_factory=lambda: {"wall_s": 60, "cpu_s": 60, "memory_mb": 2048})
+    limits: dict = field(default_factory=lambda: dict(DEFAULT_LIMITS))
 
     @classmethod
     def load(cls, folder: str | Path) -> TaskSpec:

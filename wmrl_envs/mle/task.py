@@ -20,6 +20,7 @@ from wmrl_envs.mle.metrics import Metric
 from wmrl_envs.sandbox import Limits
 from wmrl_envs.world_models.base import FileSchema, TaskContext
 
+# The sandbox limits of a task whose config names none (embedded specs, mle-bench and MLE-Dojo folders).
 DEFAULT_LIMITS = {"wall_s": 60.0, "cpu_s": 60.0, "memory_mb": 2048}
 _FULL_READ_BYTES = 32 << 20  # larger data files are sampled for the schema
 
