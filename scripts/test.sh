@@ -7,6 +7,8 @@ bash scripts/setup.sh dev embodied sb3 llm ray
 .venv/bin/ruff check .
 # Type check (config: [tool.mypy] in pyproject.toml): both packages whole, at 0 errors.
 .venv/bin/python -m pip install -q -c constraints/test.txt mypy==2.4.1 pandas-stubs==3.1.0.261029 \
-  types-PyYAML==6.0.12.20261122 types-requests==2.33.0.20261030
+  types-PyYAML==6.0.12.20261122 types-requests==2.33.0.20261030 radon
 .venv/bin/mypy wmrl_envs wmrl_agents
+# Cyclomatic complexity (radon, pinned in constraints/test.txt): no function over 25 outside world_models/analysis/.
+.venv/bin/python scripts/check_complexity.py
 exec .venv/bin/python -m pytest "$@"

@@ -3,7 +3,7 @@
 One comparison for every env family: this module holds the arms, the training loop with its
 checkpoints and resume, the held-out curves, the statistics over seeds, the table and the plot; an
 adapter per family says how to build its training envs and policies and how to score a policy for
-real (:class:`World`): ``wmrl_agents/compare_text.py`` for the text envs (programs in the sandbox),
+real (:class:`EnvFamily`): ``wmrl_agents/compare_text.py`` for the text envs (programs in the sandbox),
 ``wmrl_agents/compare_libero.py`` for ``WMRL/LIBERO-Long-v0`` (the robot in MuJoCo). A third family
 is one more adapter.
 
@@ -30,8 +30,10 @@ from there: finished arms are read back, an unfinished one continues from its tr
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -46,15 +48,16 @@ from wmrl_agents.stats import first_reach, interval, paired
 from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.sandbox.warm import zygote_cpu
 
-__all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "World", "compare", "make_policy",
+__all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "EnvFamily", "compare", "make_policy",
            "per_task_table", "plot", "program_limits", "summarize", "table"]
 
 ARMS = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
 GUARD = "wmrl-guard"  # optional arm: adaptive anchoring + shrinkage of overrated bands (#15)
 
 
-class World(Protocol):
-    """What ``wmrl compare`` needs of an env family (one adapter each)."""
+class EnvFamily(Protocol):
+    """What ``wmrl compare`` needs of an env family (one adapter each: ``TextWorld``, ``LiberoWorld``).
+    Formerly ``World`` (an env family, not a world model); that name is a deprecated alias."""
 
     def check(self) -> None:
         """Raise ``ValueError`` on a bad agent, world model or task, before anything runs."""
@@ -78,6 +81,15 @@ class World(Protocol):
 
     def describe(self) -> dict:
         """The adapter's settings and counters, for ``results["config"]``."""
+
+
+def __getattr__(name: str) -> Any:
+    """``World``: the deprecated name of :class:`EnvFamily`."""
+    if name == "World":
+        warnings.warn("wmrl_agents.compare.World is deprecated: it is an env family's adapter, now named EnvFamily",
+                      DeprecationWarning, stacklevel=2)
+        return EnvFamily
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -119,7 +131,7 @@ class Budget:
 class Study:
     """Everything one comparison needs, shared by its seeds and arms."""
 
-    world: World
+    world: EnvFamily
     budget: Budget
     mixing: MixingConfig | None
     out: Path | None
@@ -255,6 +267,23 @@ def _check(arms: Sequence[str], seeds: Sequence[int]) -> None:
         raise ValueError("--seeds must be at least 1")
 
 
+def _family(world: EnvFamily | None, text: dict[str, Any], time_limit: float | None, progress: bool) -> EnvFamily:
+    """``world``, or the text envs' adapter built from :func:`compare`'s ``text`` keywords (which
+    contradict a ``world`` given: they would be silently unused)."""
+    if world is not None:
+        defaults = inspect.signature(compare).parameters
+        given = [k for k, v in text.items() if v != defaults[k].default]
+        if given:
+            raise ValueError(f"compare(world=...) takes its settings from the adapter; {', '.join(given)} "
+                             "would be unused: give them to the adapter (e.g. TextWorld) instead")
+        return world
+    workers = text["workers"] or 2  # the executor's slots and the env copies: programs in flight
+    env_kwargs = {**program_limits(time_limit), "workers": workers, **(text["env_kwargs"] or {})}
+    cache = None if text["cache"] is None else Path(text["cache"])
+    return TextWorld(text["env_id"], text["agent"], text["world_model"] or "static", env_kwargs, workers, cache,
+                     dict(text["tasks"] or {}), text["dsbench"], progress)
+
+
 def compare(
     budget: float | Budget = 1.0,
     arms: tuple[str, ...] = ARMS,
@@ -271,25 +300,28 @@ def compare(
     cache: str | Path | None = None,
     time_limit: float | None = 20.0,
     tasks: dict[str, list[str]] | None = None,
-    world: World | None = None,
+    world: EnvFamily | None = None,
 ) -> dict:
     """Train every arm over seeds, evaluate for real on held-out tasks, and return the results.
 
     ``seeds``: a count (seeds 0..n-1) or the seeds themselves. ``mixing``: the mixed arms'
     ``MixingConfig``; each arm sets its own ``seed``, ``weighting`` and ``debias`` on it.
-    ``world``: the env family's adapter (:class:`World`); without one, a text env's
+    ``world``: the env family's adapter (:class:`EnvFamily`); without one, a text env's
     :class:`~wmrl_agents.compare_text.TextWorld` is built from ``env_id``, ``agent``,
-    ``world_model`` (default ``static``), ``env_kwargs``, ``workers``, ``cache`` (the outcome
+    ``world_model`` (default ``static``), ``env_kwargs``, ``workers`` (programs in flight, end to
+    end: the sandbox's slots and the episodes stepping at once; default 2), ``cache`` (the outcome
     tables' folder), ``tasks`` (``{"train": [...], "heldout": [...]}``), ``dsbench`` and
     ``time_limit`` (CPU-seconds a program may run, wall 1.5×, in place of the tasks' 60 s; None
-    keeps the tasks' limits; legitimate composer programs need at most ~8 s).
+    keeps the tasks' limits; legitimate composer programs need at most ~8 s); with one, those
+    keywords (``time_limit`` aside, which is recorded) are the adapter's and may not be given here.
+    The command line's settings are :class:`~wmrl_agents.compare_config.CompareConfig`.
     """
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     _check(arms, seeds)
     b = budget if isinstance(budget, Budget) else Budget().scaled(budget)
-    if world is None:
-        world = TextWorld(env_id, agent, world_model or "static", {**program_limits(time_limit), **(env_kwargs or {})},
-                          workers or 2, None if cache is None else Path(cache), dict(tasks or {}), dsbench, progress)
+    text = {"agent": agent, "workers": workers, "env_id": env_id, "world_model": world_model, "env_kwargs": env_kwargs,
+            "dsbench": dsbench, "cache": cache, "tasks": tasks}
+    world = _family(world, text, time_limit, progress)
     world.check()
     study = Study(world, b, mixing, None if out is None else Path(out), progress)
     t0 = time.perf_counter()
@@ -322,6 +354,25 @@ def _mean_curve(per_seed: list[list[dict]]) -> dict:
     return {"points": points}
 
 
+def _arm_summary(rows: list[Any], real: list[Any], is_real: bool) -> dict[str, Any]:
+    """One arm's entry of :func:`summarize` from its runs (``rows``) and ``real``'s, seed by seed."""
+    out: dict[str, Any] = {m: interval([r.get(m) for r in rows]) for m in METRICS if any(m in r for r in rows)}
+    mean_compute = float(np.mean([r["compute_s"] for r in rows]))
+    real_compute = float(np.mean([r["compute_s"] for r in real]))
+    note = ("ran no program" if not any(r["real_executions"] for r in rows)
+            else None if any(r["real_executions"] for r in real) else "real ran no program")
+    out["ratio_note"] = note
+    out["compute_ratio"] = real_compute / mean_compute if mean_compute > 0 and note is None else None
+    if not is_real:
+        out["vs_real"] = {m: paired([r[m] for r in rows], [r[m] for r in real])
+                          for m in ("heldout", "heldout_greedy", "dsbench") if m in rows[0]}
+        fid = [r["wm_fidelity"] for r in rows if r.get("wm_fidelity")]
+        out["wm_auc_ok"] = interval([f["auc_ok"] for f in fid])
+        out["wm_spearman"] = interval([f["spearman"] for f in fid])
+    out["curve"] = _mean_curve([r["curve"] for r in rows])
+    return out
+
+
 def summarize(runs: dict, arms: Sequence[str]) -> dict:
     """Per-arm means and intervals over seeds, paired differences to ``real``, the compute ratio
     (real's mean compute over the arm's: a ratio of means, stable when one seed draws few anchors),
@@ -331,24 +382,8 @@ def summarize(runs: dict, arms: Sequence[str]) -> dict:
     (over all seeds) or ``real`` ran none (every program refused unrun, say), ``compute_ratio`` is
     None and ``ratio_note`` says which ("ran no program", "real ran no program"; else None)."""
     seeds = list(runs)
-    summary: dict[str, dict[str, Any]] = {}
-    real_ran = any(runs[s]["real"]["real_executions"] for s in seeds)
-    for arm in arms:
-        rows = [runs[s][arm] for s in seeds]
-        summary[arm] = {m: interval([r.get(m) for r in rows]) for m in METRICS if any(m in r for r in rows)}
-        mean_compute = float(np.mean([r["compute_s"] for r in rows]))
-        real_compute = float(np.mean([runs[s]["real"]["compute_s"] for s in seeds]))
-        note = ("ran no program" if not any(r["real_executions"] for r in rows)
-                else None if real_ran else "real ran no program")
-        summary[arm]["ratio_note"] = note
-        summary[arm]["compute_ratio"] = real_compute / mean_compute if mean_compute > 0 and note is None else None
-        if arm != "real":
-            summary[arm]["vs_real"] = {m: paired([r[m] for r in rows], [runs[s]["real"][m] for s in seeds])
-                                       for m in ("heldout", "heldout_greedy", "dsbench") if m in rows[0]}
-            fid = [r["wm_fidelity"] for r in rows if r.get("wm_fidelity")]
-            summary[arm]["wm_auc_ok"] = interval([f["auc_ok"] for f in fid])
-            summary[arm]["wm_spearman"] = interval([f["spearman"] for f in fid])
-        summary[arm]["curve"] = _mean_curve([r["curve"] for r in rows])
+    real = [runs[s]["real"] for s in seeds]
+    summary = {arm: _arm_summary([runs[s][arm] for s in seeds], real, arm == "real") for arm in arms}
     untrained = {"heldout": interval([runs[s]["real"]["curve"][0]["heldout"] for s in seeds])}
     target = summary["real"]["heldout"]["mean"]
     for arm in arms:

@@ -22,13 +22,28 @@ TASKS = {"train": ["concrete-strength", "employee-attrition"], "heldout": ["peng
         (["--eval-every", "0"], "eval_every must be >= 1"),
         (["--time-limit", "0"], "--time-limit must be a positive number"),
         (["--world-model", "oracle"], "unknown world model 'oracle'"),
-        (["--min-rate", "0.6", "--max-rate", "0.5", "--adaptive"], "min_rate"),
+        (["--min-rate", "0.6", "--max-rate", "0.5", "--adaptive"], "min-rate"),
+        (["--workers", "0"], "--workers must be at least 1"),
+        (["--adaptive", "--anchor-rate", "0.9"], "--anchor-rate (the starting adaptive rate) must lie in"),
+        (["--arms", "real,wmrl-guard", "--anchor-rate", "0.01"], "--anchor-rate (the starting adaptive rate)"),
+        (["--min-rate", "0.2"], "--min-rate bounds an adaptive anchor rate, and nothing adapts it"),
+        (["--agent", "llm"], "agent 'llm' needs a model"),
     ],
 )
-def test_bad_arguments_are_one_line_errors(argv, message, capsys):
-    assert main(["compare", "--quiet", *argv]) == 2
+def test_bad_arguments_are_one_line_errors(argv, message, capsys, tmp_path):
+    out = tmp_path / "out"
+    assert main(["compare", "--quiet", "--out", str(out), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()  # refused before anything ran or was written
+
+
+def test_an_unknown_setting_in_a_config_file_is_one_line_naming_it(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text("seeds: 2\nbudgte: 0.5\n")
+    assert main(["compare", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown setting(s) in" in err and "budgte" in err and len(err.strip().splitlines()) == 1
 
 
 def test_budget_scales_updates_and_places_checkpoints():
@@ -99,10 +114,11 @@ def test_two_seeds_resume_and_replay(tmp_path):
 
 def test_the_main_job_without_flags_trains_the_composer():
     """`wmrl compare` as the README runs it: no --agent means the composer, for a text env."""
-    from wmrl_agents.cli import _world
+    from wmrl_agents.compare_config import CompareConfig
+    from wmrl_agents.config_flags import from_args
     from wmrl_envs.cli import build_parser
 
-    world = _world(build_parser().parse_args(["compare"]))
+    world = from_args(CompareConfig, build_parser().parse_args(["compare"])).family()
     assert world.agent == "composer" and world.world_model == "static"
     world.check()
 

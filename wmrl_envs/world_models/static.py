@@ -14,7 +14,7 @@ from typing import Any
 
 from wmrl_envs.world_models import compute, introspect
 from wmrl_envs.world_models.analysis import UNKNOWN, Program, analyze, is_numeric, public_file
-from wmrl_envs.world_models.analysis.facts import Fault, Frame
+from wmrl_envs.world_models.analysis.facts import Fault, Frame, Ref, Write
 from wmrl_envs.world_models.analysis.outputs import resolve_classes, submission_faults
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback, success_probability
@@ -259,44 +259,65 @@ def _unseen_categories(prog: Program, ctx: Mapping[str, Any]) -> list[Fault]:
             and r.value[1].get("handle_unknown", "error") not in safe_unknown()]
 
 
-def check_column_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
-    files = ctx.get("files") or {}
-    target = ctx.get("target")
-    if not files:
-        return Verdict(0.9, "no schema to check column names against")
+def _known_columns(frame: Frame | None, schema: Mapping[str, Any] | None, every: set[str], created: set[str]) -> set[str]:
+    """The columns a reference into ``frame`` may name: its file's (any file's where the file is not
+    known), those the program creates, the frame's own where no schema covers it, and its index."""
+    known = (set(schema.get("columns", {})) if schema else every) | created
+    if frame is not None and frame.columns is not None and schema is None:
+        known |= frame.columns
+    if frame is not None and frame.index:
+        known.add(frame.index)
+    return known
+
+
+def _column_ref_fault(ref: Ref, files: Mapping[str, Any], every: set[str], created: set[str],
+                      target: Any) -> tuple[int, str] | None:
+    """Why the column reference ``ref`` names no column of its data (with the likeliest meant one), or None."""
+    col, frame = ref.value, ref.frame
+    file = frame.file if frame is not None else None
+    schema = files.get(file) if file else None
+    known = _known_columns(frame, schema, every, created)
+    if col in known or (frame is not None and frame.encoded and any(col.startswith(f"{c}_") for c in known)):
+        return None
+    if col == target and schema is not None:
+        return ref.lineno, f"target {col!r} read from {file}, which has no labels"
+    close = difflib.get_close_matches(col, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    src = file if schema is not None else "the data"
+    return ref.lineno, f"column {col!r} is not in {src}{hint}"
+
+
+def _column_ref_faults(prog: Program, files: Mapping[str, Any], target: Any) -> list[tuple[int, str]]:
+    """``(line, message)`` of each column reference that names no column of its data."""
     every = {c for f in files.values() for c in f.get("columns", {})}
     created = set().union(*[r.frame.created for r in prog.columns if r.frame], *[
         w.frame.created for w in prog.writes if w.frame])
-    faults: list[tuple[int, str]] = []
-    for r in prog.columns:
-        col, frame = r.value, r.frame
-        file = frame.file if frame is not None else None
-        schema = files.get(file) if file else None
-        known = (set(schema.get("columns", {})) if schema else every) | created
-        if frame is not None and frame.columns is not None and schema is None:
-            known |= frame.columns
-        if frame is not None and frame.index:
-            known.add(frame.index)
-        if col in known or (frame is not None and frame.encoded and any(col.startswith(f"{c}_") for c in known)):
-            continue
-        if col == target and schema is not None:
-            faults.append((r.lineno, f"target {col!r} read from {file}, which has no labels"))
-        else:
-            close = difflib.get_close_matches(col, known, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            src = file if schema is not None else "the data"
-            faults.append((r.lineno, f"column {col!r} is not in {src}{hint}"))
-    faults += _usable_features(prog, ctx)
-    faults += [(f.lineno, f.message) for f in prog.faults if f.kind == "crash" and f.check == "column_refs"]
-    faults.sort()
-    verdict = _first_fault([f"line {n}: {m}" for n, m in faults], f"{len(prog.columns)} column references match the schema",
-                           prog=prog, lines=[n for n, _ in faults])
+    faults = [_column_ref_fault(r, files, every, created, target) for r in prog.columns]
+    return [f for f in faults if f is not None]
+
+
+def _data_risk(prog: Program, ctx: Mapping[str, Any], verdict: Verdict) -> Verdict:
+    """A passing ``verdict``, or the riskiest fault that depends on the data (``kind="maybe"``) where
+    one is not swallowed by a broad ``except``."""
     maybe = [f for f in [*prog.faults, *_unseen_categories(prog, ctx)] if f.kind == "maybe" and f.check == "column_refs"
              and not _swallowed(prog, f.lineno)]
     if verdict.p_pass >= 0.5 and maybe:
         worst = min(maybe, key=lambda f: f.p_pass)
         return Verdict(worst.p_pass, f"line {worst.lineno}: {worst.message}")
     return verdict
+
+
+def check_column_refs(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    files = ctx.get("files") or {}
+    if not files:
+        return Verdict(0.9, "no schema to check column names against")
+    faults = _column_ref_faults(prog, files, ctx.get("target"))
+    faults += _usable_features(prog, ctx)
+    faults += [(f.lineno, f.message) for f in prog.faults if f.kind == "crash" and f.check == "column_refs"]
+    faults.sort()
+    verdict = _first_fault([f"line {n}: {m}" for n, m in faults], f"{len(prog.columns)} column references match the schema",
+                           prog=prog, lines=[n for n, _ in faults])
+    return _data_risk(prog, ctx, verdict)
 
 
 def check_compute_budget(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
@@ -313,7 +334,7 @@ def check_compute_budget(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
     return Verdict(min(PASS, p), f"estimated {seconds:.3g}s of a {budget:.0f}s budget ({'; '.join(top)})")
 
 
-def _submission_write(prog: Program, ctx: Mapping[str, Any]):
+def _submission_write(prog: Program, ctx: Mapping[str, Any]) -> Write | None:
     """The last write of ./submission.csv, its frame's class columns resolved against the task."""
     writes = [w for w in prog.writes if _normal(w.path) == SUBMISSION]
     if not writes:
@@ -328,14 +349,16 @@ def output_faults(prog: Program, ctx: Mapping[str, Any]) -> list[Fault]:
     return submission_faults(w.frame, w.lineno, ctx) if w is not None else []
 
 
-def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
-    w = _submission_write(prog, ctx)
-    if w is None:
-        elsewhere = [w.path for w in prog.writes if w.path.endswith(SUBMISSION)]
-        if elsewhere:
-            return _v(False, f"writes {elsewhere[0]!r}, but only ./{SUBMISSION} is collected")
-        return _v(False, f"never writes {SUBMISSION}")
-    where = f"line {w.lineno}: "
+def _no_submission(prog: Program) -> Verdict:
+    """The verdict on a program that never writes ./submission.csv (maybe another path by that name)."""
+    elsewhere = [w.path for w in prog.writes if w.path.endswith(SUBMISSION)]
+    if elsewhere:
+        return _v(False, f"writes {elsewhere[0]!r}, but only ./{SUBMISSION} is collected")
+    return _v(False, f"never writes {SUBMISSION}")
+
+
+def _write_call_fault(prog: Program, w: Write, where: str) -> Verdict | None:
+    """A failing verdict where the write is never reached or its ``to_csv`` options break the format."""
     if prog.stops is not None:
         return _v(False, f"line {prog.stops}: the program always raises or exits with an error here")
     if w.kwargs.get("header", True) is False:
@@ -343,26 +366,61 @@ def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
     sep = w.kwargs.get("sep", ",")
     if sep != ",":
         return _v(False, where + f"sep={sep!r}; the grader reads comma-separated values")
-    required = list(ctx.get("submission_columns") or [])
+    return None
+
+
+def _written_columns(w: Write) -> tuple[set[str] | None, bool]:
+    """The columns the write puts in the file (None: not traced), the index among them where it is
+    written and named, and whether the index is written."""
     cols = w.frame.columns if w.frame is not None else None
     index_written = w.frame is not None and w.kwargs.get("index", True) is not False
-    if cols is not None and index_written and w.frame.index:
+    if cols is not None and index_written and w.frame is not None and w.frame.index:
         cols = cols | {w.frame.index}
-    if cols is not None and required:
-        missing = [c for c in required if c not in cols]
-        if missing:
-            return _v(False, where + f"submission lacks column(s) {', '.join(missing)}; required: {', '.join(required)}")
-        extra = sorted(set(cols) - set(required))
-        if extra:
-            return Verdict(0.15, where + f"submission has extra column(s) {', '.join(extra[:3])}")
-    if index_written and not w.frame.index:
-        return Verdict(0.1, where + "to_csv without index=False writes an extra unnamed index column")
+    return cols, index_written
+
+
+def _columns_fault(cols: set[str] | None, required: list[str], where: str) -> Verdict | None:
+    """A verdict on written columns that lack a required one or add others; None where they match
+    or either side is unknown."""
+    if cols is None or not required:
+        return None
+    missing = [c for c in required if c not in cols]
+    if missing:
+        return _v(False, where + f"submission lacks column(s) {', '.join(missing)}; required: {', '.join(required)}")
+    extra = sorted(set(cols) - set(required))
+    if extra:
+        return Verdict(0.15, where + f"submission has extra column(s) {', '.join(extra[:3])}")
+    return None
+
+
+def _traced_output_fault(prog: Program, where: str) -> Verdict | None:
+    """The verdict of the first fault the analysis found in the written values (a crash first), or None."""
     faults = [f for f in prog.faults if f.check == "output_format" and f.kind in ("crash", "maybe")]
     crash = [f for f in faults if f.kind == "crash"]
     if crash:
         return _v(False, where + crash[0].message)
     if faults:
         return Verdict(faults[0].p_pass, where + faults[0].message)
+    return None
+
+
+def check_output_format(prog: Program, ctx: Mapping[str, Any]) -> Verdict:
+    w = _submission_write(prog, ctx)
+    if w is None:
+        return _no_submission(prog)
+    where = f"line {w.lineno}: "
+    fault = _write_call_fault(prog, w, where)
+    if fault is not None:
+        return fault
+    required = list(ctx.get("submission_columns") or [])
+    cols, index_written = _written_columns(w)
+    fault = _columns_fault(cols, required, where)
+    if fault is None and index_written and w.frame is not None and not w.frame.index:
+        fault = Verdict(0.1, where + "to_csv without index=False writes an extra unnamed index column")
+    if fault is None:
+        fault = _traced_output_fault(prog, where)
+    if fault is not None:
+        return fault
     if cols is None or not required:
         return Verdict(0.85, where + f"writes {SUBMISSION}; its columns could not be traced statically")
     return _v(True, where + f"writes {SUBMISSION} with columns {', '.join(required)}")

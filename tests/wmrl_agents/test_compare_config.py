@@ -1,0 +1,128 @@
+"""`wmrl compare`'s settings as one CompareConfig: the flags come from its fields, the run folder keeps
+them in config.yaml, a resumed run with other settings is refused naming them, and --workers caps
+the programs in flight, in training and in evaluation."""
+
+import dataclasses
+import threading
+import time
+
+import pytest
+import yaml
+
+from wmrl_agents.compare_config import CompareConfig, run_compare
+from wmrl_agents.config_flags import from_args
+from wmrl_envs.cli import build_parser, main
+from wmrl_envs.sandbox import Executor, RunResult
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """The comparisons started (run_compare's call of compare), without running them."""
+    started: list[dict] = []
+    monkeypatch.setattr("wmrl_agents.compare.compare", lambda **kw: started.append(kw) or {})
+    return started
+
+
+def test_every_flag_is_a_field_and_the_defaults_are_the_old_ones():
+    args = build_parser().parse_args(["compare"])
+    config = from_args(CompareConfig, args)
+    assert config == CompareConfig()
+    assert (config.budget, config.seeds, config.workers, config.time_limit, config.anchor_rate) == (1.0, 1, 2, 20.0, 0.1)
+    assert config.arms == ["real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise"] and config.tasks == ["2", "5"]
+    flags = ["--budget", "0.5", "--arms", "real, wmrl", "--seeds", "3", "--adaptive", "--dsbench", "--quiet",
+             "--world-model", "proxy:rows=500,board=task", "--eval-samples", "2", "--tasks", "0,4"]
+    config = from_args(CompareConfig, build_parser().parse_args(["compare", *flags]))
+    assert config.arms == ["real", "wmrl"] and config.adaptive and config.dsbench and config.quiet
+    assert (config.budget, config.seeds, config.tasks) == (0.5, 3, ["0", "4"])
+    assert config.budget_plan().updates == 10 and config.mixing().adaptive
+
+
+def test_config_yaml_is_written_and_a_changed_setting_is_refused_naming_it(tmp_path, calls, capsys):
+    out = tmp_path / "run"
+    run_compare(CompareConfig(out=str(out), seeds=2, quiet=True))
+    saved = yaml.safe_load((out / "config.yaml").read_text())
+    # the env family's defaults are written out, so a later change of a default is caught too
+    assert saved["agent"] == "composer" and saved["world_model"] == "static" and saved["eval_every"] == 10
+    assert len(calls) == 1 and calls[0]["seeds"] == 2 and calls[0]["budget"].eval_samples == 2
+
+    assert main(["compare", "--out", str(out), "--seeds", "2", "--time-limit", "30", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "time_limit=20.0 (now 30.0)" in err and f"--config {out}/config.yaml" in err
+    assert len(err.strip().splitlines()) == 1 and len(calls) == 1  # nothing ran
+    assert yaml.safe_load((out / "config.yaml").read_text()) == saved  # and the saved settings stay
+
+    # the same settings, spelled out or read back from the file, resume; more seeds and arms may be added
+    run_compare(CompareConfig(out=str(out), seeds=2, agent="composer", eval_every=10, quiet=True))
+    run_compare(from_args(CompareConfig, build_parser().parse_args(["compare", "--config", str(out / "config.yaml")])))
+    run_compare(CompareConfig(out=str(out), seeds=5, arms=["real", "wmrl-guard"], workers=4, quiet=True))
+    assert len(calls) == 4 and yaml.safe_load((out / "config.yaml").read_text())["seeds"] == 5
+
+
+def test_a_folder_from_before_config_yaml_resumes_and_gets_one(tmp_path, calls):
+    out = tmp_path / "old"
+    (out / "seed0" / "real").mkdir(parents=True)
+    (out / "seed0" / "real" / "result.json").write_text("{}")
+    run_compare(CompareConfig(out=str(out), world_model="proxy:rows=500,board=task", quiet=True))
+    assert len(calls) == 1 and calls[0]["out"] == out
+    assert yaml.safe_load((out / "config.yaml").read_text())["world_model"] == "proxy:rows=500,board=task"
+
+
+class _Recording(Executor):
+    """A sandbox that records how many programs run at once, across all its copies. Without a
+    ``workers`` it takes 16, as the default (the CPU count) would on a 16-core machine."""
+
+    name = "recording"
+    isolation = "none"
+    lock = threading.Lock()
+    now = 0
+    most = 0
+
+    def __init__(self, workers: int | None = None) -> None:
+        super().__init__(workers=workers or 16)
+
+    def run(self, job) -> RunResult:
+        cls = type(self)
+        with cls.lock:
+            cls.now += 1
+            cls.most = max(cls.most, cls.now)
+        time.sleep(0.01)  # lets programs overlap where more may run at once
+        with cls.lock:
+            cls.now -= 1
+        return RunResult(backend="recording", isolation="none", exit_code=0, wall_s=0.01, cpu_s=0.01, files={})
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_workers_caps_the_programs_in_flight_in_training_and_evaluation(workers, monkeypatch, tmp_path):
+    from wmrl_agents.grpo import GRPOTrainer
+
+    monkeypatch.setattr("wmrl_envs.mle.env.make_executor", lambda name, workers=None, **kw: _Recording(workers))
+    monkeypatch.setattr(_Recording, "most", 0)
+    family = CompareConfig(agent="template", workers=workers, quiet=True).family()
+    family = dataclasses.replace(family, cache=tmp_path, tasks={"train": ["telco-churn"], "heldout": ["penguins"]})
+    envs = family.train_envs(None, None)
+    trainer = GRPOTrainer(envs, family.policy(0), family.train_tasks(envs), 4, 4, progress=False)
+    try:
+        trainer.train(1)
+    finally:
+        for e in envs:
+            e.close()
+    assert trainer.totals["real_episodes"] == 16 and len(trainer.pool.envs) == workers
+    assert 1 <= _Recording.most <= workers
+    monkeypatch.setattr(_Recording, "most", 0)
+    family.evaluate(trainer.policy, 0, 2)
+    assert 1 <= _Recording.most <= workers
+
+
+def test_world_is_a_deprecated_alias_of_env_family():
+    import wmrl_agents.compare as module
+
+    with pytest.warns(DeprecationWarning, match="EnvFamily"):
+        from wmrl_agents.compare import World
+    assert World is module.EnvFamily
+
+
+def test_compare_refuses_text_keywords_it_would_not_use_with_an_adapter():
+    from wmrl_agents.compare import compare
+
+    with pytest.raises(ValueError, match="workers, dsbench would be unused"):
+        compare(world=object(), workers=4, dsbench=True)  # type: ignore[arg-type]  # refused before it is used

@@ -1,0 +1,205 @@
+"""``CompareConfig``: every setting of ``wmrl compare`` in one dataclass (budget, mixing, world model,
+env family), the command line generated from it (:mod:`wmrl_agents.config_flags`, as ``wmrl
+train``), saved to ``out/config.yaml`` and checked when a run folder is resumed.
+
+A run folder holds finished arms (``seed<N>/<arm>/result.json``) that a rerun reads back instead of
+training them again, so a rerun with other settings would mix two studies in one table: it is
+refused with the settings that differ, unless they are ones a resumed run may change
+(:data:`RESUMABLE`: more seeds or arms, where programs run, how it reports). A folder written
+before ``config.yaml`` existed is resumed as it is and gets one.
+
+Settings that contradict each other (a starting anchor rate outside ``--min-rate``..``--max-rate``
+with ``--adaptive``, a rate range without anything adaptive, ``--workers 0``, an unknown key in
+``--config``) are one-line errors naming the setting, raised before anything runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from wmrl_agents.compare import ARMS, GUARD, Budget, EnvFamily, _check
+from wmrl_agents.compare_libero import AGENTS as LIBERO_AGENTS
+from wmrl_agents.compare_libero import ENV_ID as LIBERO
+from wmrl_agents.compare_text import AGENTS, LLM_NEEDS_MODEL, llm_budget, program_limits
+from wmrl_agents.config_flags import check_resume, comma_list, default_of, flag, option, save_yaml
+from wmrl_envs.mixing import MixingConfig
+
+__all__ = ["RESUMABLE", "CompareConfig", "run_compare"]
+
+# Settings a resumed run may change: which seeds and arms (each is trained on its own), where
+# programs run and how many at once, how it reports.
+RESUMABLE = ("out", "seeds", "arms", "workers", "executor", "quiet")
+_MIXING = {f.name: default_of(f) for f in fields(MixingConfig)}  # the rates' defaults, defined once there
+
+
+@dataclass
+class CompareConfig:
+    """Settings of ``wmrl compare`` (TRL style: each field's help is in ``metadata["help"]``; bad
+    values raise a one-line ``ValueError`` naming the flag). ``None`` takes the env family's
+    default; :meth:`resolved` fills those in, as saved to ``out/config.yaml``."""
+
+    budget: float = option(1.0, f"scales the number of policy updates (1.0: 20 updates; {LIBERO}: 8)", metavar="X")
+    agent: str | None = option(
+        None, f"the policy to train: text envs {', '.join(AGENTS)} (default: composer; see the README for why); "
+        f"{LIBERO}: {', '.join(LIBERO_AGENTS)} (default: bc, the SFT policy)")
+    model: str | None = option(None, "--agent llm: a local Hugging Face model folder", metavar="PATH")
+    max_new_tokens: int | None = option(
+        None, "--agent llm: most tokens per program (default: 512 × --budget up to 1, at least 32; "
+        "docs/llm.md says how the budget scales an LLM)", metavar="N")
+    env: str = option("WMRL/MLEDojo-v0", f"the training env id: a text env, or {LIBERO}", metavar="ID")
+    arms: list[str] = option(list(ARMS), f"comma-separated arms from {', '.join(ARMS)} (and {GUARD})", metavar="A,B")
+    seeds: int = option(1, "seeds 0..N-1 per arm; tables give mean and 95% interval", metavar="N")
+    eval_every: int | None = option(
+        None, f"updates between held-out evaluations (curve points; default: 10; {LIBERO}: 4)", metavar="N")
+    eval_samples: int | None = option(
+        None, "sampled programs per held-out task for policies that cannot be enumerated (default: 2; "
+        f"--agent llm: floor(2 × --budget) up to 2); {LIBERO}: sampled episodes per held-out init state besides "
+        "the mean action (default: 0)", metavar="N")
+    dsbench: bool = option(False, "also score every arm on WMRL/DSBench-v0 at the end")
+    time_limit: float = option(20.0, "CPU-seconds a program may run in training and evaluation (the tasks' own: 60)",
+                               metavar="S")
+    workers: int = option(2, "programs run at once, end to end: the sandbox's slots and the episodes in flight, "
+                          "in training and evaluation (text envs)", metavar="N")
+    executor: str = option("auto", "sandbox backend: auto, warm, bwrap, docker, ray, local", metavar="NAME")
+    out: str | None = option(None, "the run folder: DIR/config.yaml, DIR/results.json, DIR/compare.png; rerun with "
+                             "the same folder to resume (other settings are refused)", metavar="DIR")
+    world_model: str | None = option(
+        None, "the WMRL arms' world model: static (default), learned (fits on the anchor pairs), "
+        "proxy[:rows=N,board=proxy|task] (runs each distinct program once on a split of the public train file; "
+        f"costs a sandbox run), or an LLM spec as in `wmrl predict`; {LIBERO}: predicate (default) or "
+        "robometer:PATH", metavar="SPEC")
+    anchor_rate: float = option(_MIXING["anchor_rate"], "share of groups the WMRL arms execute for real (with "
+                                "--adaptive: the starting rate)", metavar="R")
+    adaptive: bool = option(False, "let the exploitation monitor move the anchor rate between --min-rate and --max-rate")
+    min_rate: float = option(_MIXING["min_rate"], "lowest adaptive anchor rate", metavar="R")
+    max_rate: float = option(_MIXING["max_rate"], "highest adaptive anchor rate", metavar="R")
+    tasks: list[str] = option(["2", "5"], "comma-separated libero_10 task indices (where the SFT policy sometimes "
+                              "succeeds)", group=LIBERO, metavar="I,J")
+    demos: str | None = option(None, "expert demonstrations for the SFT policy (default: recorded into the cache on "
+                               "first use)", group=LIBERO, metavar="FILE")
+    wm_horizon: int = option(100, "steps of a world-model episode", group=LIBERO, metavar="N")
+    max_steps: int = option(400, "the env's episode length", group=LIBERO, metavar="N")
+    eval_inits: int = option(3, "held-out init states per task scored at every checkpoint", group=LIBERO, metavar="N")
+    bc_epochs: int = option(100, "behaviour-cloning epochs of the SFT policy", group=LIBERO, metavar="N")
+    quiet: bool = option(False, "no progress bars")
+
+    def __post_init__(self) -> None:
+        for name in ("arms", "tasks"):
+            if isinstance(getattr(self, name), str):
+                setattr(self, name, comma_list(getattr(self, name)))
+        self.arms, self.tasks = [str(a) for a in self.arms], [str(t) for t in self.tasks]
+        if not self.budget > 0:
+            raise ValueError(f"--budget must be a positive number, got {self.budget}")
+        _check(self.arms, range(self.seeds))
+        for name in ("workers", "wm_horizon", "max_steps", "eval_inits", "bc_epochs"):
+            _require(getattr(self, name) >= 1, name, f"must be at least 1, got {getattr(self, name)}")
+        if self.text:
+            program_limits(self.time_limit)  # raises on a bad --time-limit
+        if self.agent == "llm" and not self.model:
+            raise ValueError(LLM_NEEDS_MODEL)
+        self._check_rates()
+        self.budget_plan()  # raises on a bad --eval-every or --eval-samples
+
+    def _check_rates(self) -> None:
+        """The rates must agree with each other and with what moves them: the adaptive rate starts
+        between its bounds, and bounds need something adaptive (``--adaptive`` or the guard arm)."""
+        adaptive = self.adaptive or GUARD in self.arms
+        try:
+            MixingConfig(anchor_rate=self.anchor_rate, adaptive=adaptive, min_rate=self.min_rate, max_rate=self.max_rate)
+        except ValueError as e:  # name the flag, not the library's field
+            raise ValueError(re.sub(r"MixingConfig\.(\w+)", lambda m: f"--{flag(m[1])}", str(e))) from None
+        bounded = [n for n in ("min_rate", "max_rate") if getattr(self, n) != _MIXING[n]]
+        if bounded and not adaptive:
+            raise ValueError(f"--{flag(bounded[0])} bounds an adaptive anchor rate, and nothing adapts it: give "
+                             f"--adaptive (or the {GUARD} arm), or keep the fixed --anchor-rate alone")
+
+    @property
+    def text(self) -> bool:
+        """Whether the env is a text env (programs in the sandbox) rather than LIBERO."""
+        return self.env != LIBERO
+
+    def resolved(self) -> CompareConfig:
+        """These settings with the env family's defaults filled in (what ``config.yaml`` holds)."""
+        return replace(self, **self._defaults())
+
+    def _defaults(self) -> dict[str, Any]:
+        """The env family's values of the settings left at None."""
+        if self.text:
+            default = {"agent": "composer", "world_model": "static", "eval_every": 10, "eval_samples": 2}
+        else:
+            from wmrl_agents.compare_libero import BUDGET
+
+            default = {"agent": "bc", "world_model": "predicate", "eval_every": BUDGET["eval_every"], "eval_samples": 0}
+        if self.text and self.agent == "llm":
+            tokens, samples = llm_budget(self.budget, self.max_new_tokens, self.eval_samples)
+            default.update(max_new_tokens=tokens, eval_samples=samples)
+        return {k: v for k, v in default.items() if getattr(self, k) is None}
+
+    def mixing(self) -> MixingConfig:
+        """The WMRL arms' ``MixingConfig`` (each arm sets its own seed, weighting and debiasing)."""
+        return MixingConfig(anchor_rate=self.anchor_rate, adaptive=self.adaptive, min_rate=self.min_rate,
+                            max_rate=self.max_rate)
+
+    def budget_plan(self) -> Budget:
+        """The training each arm gets: the env family's default budget scaled by ``budget``."""
+        from wmrl_agents.compare_libero import BUDGET
+
+        defaults = self._defaults()
+        spacing = {k: defaults.get(k, getattr(self, k)) for k in ("eval_every", "eval_samples")}
+        base = {**({} if self.text else BUDGET), **spacing}
+        return Budget(**base).scaled(self.budget)
+
+    def family(self) -> EnvFamily:
+        """The env family's adapter (text envs: ``TextWorld``; LIBERO: ``LiberoWorld``)."""
+        r = self.resolved()
+        if not self.text:
+            from wmrl_agents.compare_libero import LiberoWorld
+
+            return LiberoWorld(tasks=r.tasks, agent=r.agent, demos=r.demos, world_model=r.world_model,  # type: ignore[arg-type]
+                               wm_horizon=r.wm_horizon, max_steps=r.max_steps, eval_inits=r.eval_inits,
+                               bc_epochs=r.bc_epochs, progress=not r.quiet)
+        from wmrl_agents.compare_text import TextWorld
+
+        agent: Any = r.agent
+        if agent == "llm":
+            from wmrl_agents.train import llm_agent
+
+            agent = llm_agent(r.model, None if r.out is None else f"{r.out}/llm-checkpoints",  # type: ignore[arg-type]
+                              max_new_tokens=r.max_new_tokens)
+        # The executor's workers bound the programs in flight; the same number of env copies keeps
+        # the trainer and the evaluation from spawning more (by default one per CPU).
+        env_kwargs = {**program_limits(r.time_limit), "executor": r.executor, "workers": r.workers}
+        return TextWorld(r.env, agent, r.world_model or "static", env_kwargs, r.workers, dsbench=r.dsbench,
+                         progress=not r.quiet)
+
+
+def _require(ok: bool, name: str, what: str) -> None:
+    if not ok:
+        raise ValueError(f"--{flag(name)} {what}")
+
+
+def run_compare(config: CompareConfig) -> dict:
+    """Check ``config`` (health of the model, world model and sandbox; the run folder's saved
+    settings), save it to ``out/config.yaml``, and run the comparison (:func:`compare`)."""
+    from wmrl_agents.compare import compare
+    from wmrl_agents.health import preflight
+    from wmrl_agents.train import PreflightError
+
+    cfg = config.resolved()
+    problems = preflight(model=cfg.model if cfg.agent == "llm" else None,
+                         world_model=cfg.world_model if cfg.text else None,
+                         executor=cfg.executor if cfg.text else None)
+    if problems:
+        raise PreflightError(problems)
+    out = None if cfg.out is None else Path(cfg.out)
+    if out is not None:
+        check_resume(cfg, out / "config.yaml", RESUMABLE)
+    family = cfg.family()
+    family.check()
+    if out is not None:
+        save_yaml(cfg, out / "config.yaml")
+    return compare(budget=cfg.budget_plan(), arms=tuple(cfg.arms), seeds=cfg.seeds, out=out, progress=not cfg.quiet,
+                   mixing=cfg.mixing(), time_limit=cfg.time_limit if cfg.text else None, world=family)
