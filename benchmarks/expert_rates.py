@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _report import table, write_json  # noqa: E402
 
-from wmrl_agents.demos import Demos, record_demos, run_episode, split_init_states  # noqa: E402
+from wmrl_agents.demos import Demos, record_demos, rollout, split_init_states  # noqa: E402
 from wmrl_envs.embodied.libero_env import resolve_task  # noqa: E402
 
 
@@ -56,8 +56,8 @@ def sft_table(policy, tasks: list[int], inits: int, seed: int = 0, first: int = 
         env = gym.make("WMRL/LIBERO-Long-v0", task_id=task)
         check_policy_fits_env(policy, env)
         _, held = split_init_states(task, seed=seed)
-        runs = [run_episode(env, lambda obs, info: bc_action(policy, obs, info), i, seed=seed,
-                            on_reset=policy.reset) for i in held[first : first + inits]]
+        runs = [rollout(env, lambda obs, info: bc_action(policy, obs, info), i, seed=seed,
+                        on_reset=policy.reset) for i in held[first : first + inits]]
         env.close()
         rows.append({"task": task, "name": suite.task_names()[task][:48], "episodes": len(runs),
                      "success": float(np.mean([r["success"] for r in runs])),

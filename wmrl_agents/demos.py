@@ -14,6 +14,7 @@ The file holds, for ``N`` steps over ``E`` successful episodes:
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,11 +126,11 @@ class Demos:
 
 
 def _ignoring_info(act: Callable[[Any], np.ndarray]) -> Callable[[Any, dict], np.ndarray]:
-    """``act(obs)`` as the ``act(obs, info)`` that :func:`run_episode` calls."""
+    """``act(obs)`` as the ``act(obs, info)`` that :func:`rollout` calls."""
     return lambda obs, _info: act(obs)
 
 
-def run_episode(
+def rollout(
     env: Any, act: Callable[[Any, dict], np.ndarray], init: int, seed: int = 0,
     on_reset: Callable[[], None] | None = None,
     perturb: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -154,8 +155,16 @@ def run_episode(
             "steps": len(actions), "sim_s": sim_s, "instruction": info["instruction"]}
 
 
+def run_episode(*args: Any, **kwargs: Any) -> dict:
+    """Deprecated name of :func:`rollout` (``wmrl_agents.grpo.run_episode`` is a different thing: a
+    training episode of a policy); it will be removed in a later release."""
+    warnings.warn("wmrl_agents.demos.run_episode is deprecated: use wmrl_agents.demos.rollout",
+                  DeprecationWarning, stacklevel=2)
+    return rollout(*args, **kwargs)
+
+
 def arm_noise(std: float, rng: np.random.Generator) -> Callable[[np.ndarray], np.ndarray]:
-    """A perturbation for :func:`run_episode`: Gaussian noise of ``std`` on the arm's six action
+    """A perturbation for :func:`rollout`: Gaussian noise of ``std`` on the arm's six action
     entries (the gripper command is kept), clipped to the action box."""
 
     def perturb(action: np.ndarray) -> np.ndarray:
@@ -191,7 +200,7 @@ def record_demos(
         chosen = train[first : first + episodes_per_task]
         rng = np.random.default_rng([seed, int(task)])
         for init in chosen:
-            run = run_episode(env, _ignoring_info(expert.act), init, seed=seed,
+            run = rollout(env, _ignoring_info(expert.act), init, seed=seed,
                               on_reset=expert.reset, perturb=arm_noise(noise, rng) if noise else None)
             instructions[int(task)] = run["instruction"]
             runs.append(run)

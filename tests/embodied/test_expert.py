@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import wmrl_envs  # noqa: F401
-from wmrl_agents.demos import arm_noise, record_demos, run_episode, split_init_states
+from wmrl_agents.demos import arm_noise, record_demos, rollout, split_init_states
 from wmrl_agents.expert import ScriptedExpert, _rotation, _slots, object_box
 
 
@@ -56,7 +56,7 @@ class _CountingEnv:
 def test_dart_noise_is_executed_but_not_recorded():
     env = _CountingEnv()
     clean = np.array([0.5, -0.5, 0.0, 0.0, 0.0, 0.0, 1.0], np.float32)
-    run = run_episode(env, lambda obs, info: clean, init=0, perturb=arm_noise(0.2, np.random.default_rng(0)))
+    run = rollout(env, lambda obs, info: clean, init=0, perturb=arm_noise(0.2, np.random.default_rng(0)))
     assert run["success"] and run["steps"] == 4
     np.testing.assert_array_equal(run["actions"], np.tile(clean, (4, 1)))  # the expert's labels
     executed = np.stack(env.executed)

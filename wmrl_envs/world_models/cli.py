@@ -66,7 +66,7 @@ def task_context(env_id: str, task_id: str, suite: str | None = None, split: str
 
 def predict_command(args: argparse.Namespace) -> int:
     from wmrl_envs.world_models.factory import make_world_model
-    from wmrl_envs.world_models.guard import safe_predict
+    from wmrl_envs.world_models.screening import safe_predict
 
     code = _decode(sys.stdin.buffer.read()) if args.file == "-" else _read(Path(args.file))
     try:

@@ -16,7 +16,6 @@ from wmrl_envs.world_models.analysis import analyze
 from wmrl_envs.world_models.backends import BackendError, JSONBackend, LogProbBackend
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, combine, feedback
-from wmrl_envs.world_models.guard import UNANALYSABLE, filled, screen, unanalysable
 from wmrl_envs.world_models.parse import parse_answer
 from wmrl_envs.world_models.prompt import (
     QUALITY,
@@ -26,6 +25,7 @@ from wmrl_envs.world_models.prompt import (
     verdict_schema,
 )
 from wmrl_envs.world_models.quality import quality_prior
+from wmrl_envs.world_models.screening import UNANALYSABLE, filled, screen, unanalysable
 
 # What the LLM said of one program: (verdicts, quality, quality reason), or a finished prediction
 # (a failure, or score 0 for a program that cannot be analysed).
@@ -46,7 +46,7 @@ class LLMCheckWorldModel:
     prediction *fails*: ``Prediction.failed`` says why, its score is not a reward, it is counted
     in :attr:`failures`, warned about, and never cached (the next call asks again). Input no model
     should read (not a str, over 1 MB, nested too deep) is predicted 0 with the reason
-    (:mod:`~wmrl_envs.world_models.guard`).
+    (:mod:`~wmrl_envs.world_models.screening`).
 
     Args:
         backend: a JSON backend (``complete``: OpenAI-compatible server, vLLM) or a log-prob

@@ -18,8 +18,8 @@ from wmrl_envs.world_models.analysis.facts import Fault, Frame, Ref, Write
 from wmrl_envs.world_models.analysis.outputs import resolve_classes, submission_faults
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.checks import CHECKS, NEUTRAL, combine, feedback, success_probability
-from wmrl_envs.world_models.guard import guarded
 from wmrl_envs.world_models.quality import ENCODERS, quality_prior
+from wmrl_envs.world_models.screening import guarded
 
 # Verdict strengths: static analysis is exact about what it sees, not about what runs.
 PASS = 0.99
