@@ -29,12 +29,16 @@ interrupted run resumes; prints a table, writes ``wm_frontier.json`` and ``wm_fr
 
 ``--composer N`` measures the same on WMRL's own samples instead: N programs per task drawn from
 the composer policy at θ = 0 (where every ``wmrl compare`` run starts), run for real in the same
-run, written to ``wm_frontier_composer.json``/``.png``.
+run, written to ``wm_frontier_composer.json``/``.png``. With ``--composer-tasks`` and
+``--time-limit S`` it measures them where ``wmrl compare`` trains: on its train tasks, every run
+(real and proxy) capped at S CPU-seconds (wall 1.5 S) as ``wmrl compare --time-limit S`` caps them;
+such a measurement is written to ``wm_frontier_composer_<tag>.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -54,11 +58,12 @@ POINTS = ("static", *(f"proxy:rows={n},board=task@warm" for n in (500, 1000, 250
           "proxy:rows=500,board=task@bwrap",
           "proxy:rows=100@warm", "proxy:rows=250@warm", "proxy:rows=2000@warm", "proxy:rows=2000@bwrap")
 TARGET = {"spearman": 0.85, "hack_share": 0.10, "cpu_ratio": 0.2}
+COMPOSER_TASKS = ("credit-scoring", "diamond-prices", "digits", "leaf-species", "loan-interest")
 
 
 def real_runs(rows: list[dict], ctx: dict[str, dict], backend: str, workers: int, size: int | None = None) -> list[dict]:
-    """Each program run as the env runs it (on tasks built at ``size``): ``{"status", "reward",
-    "cpu_s"}`` in input order."""
+    """Each program run as the env runs it (on tasks built at ``size``, under the context's
+    ``limits`` where it names them): ``{"status", "reward", "cpu_s"}`` in input order."""
     from wmrl_envs.mle.grading import InvalidSubmission
     from wmrl_envs.mle.reward import reward_of
     from wmrl_envs.mle.suites import load_tasks
@@ -71,7 +76,8 @@ def real_runs(rows: list[dict], ctx: dict[str, dict], backend: str, workers: int
         tasks.update(load_tasks(suite, "all", ids, progress=False, size=size))
     ex = make_executor(backend, workers=workers)
     try:
-        futures = [ex.submit(_job(r["code"], tasks[r["task_id"]], tasks[r["task_id"]], tasks[r["task_id"]].run_limits()))
+        futures = [ex.submit(_job(r["code"], tasks[r["task_id"]], tasks[r["task_id"]],
+                                  tasks[r["task_id"]].run_limits(ctx[r["task_id"]].get("limits"))))
                    for r in rows]
         out = []
         for r, f in zip(rows, tqdm(futures, desc=f"real runs ({backend})", leave=False)):
@@ -250,10 +256,12 @@ def main() -> None:
     ap.add_argument("--composer", type=int, default=0, metavar="N",
                     help="instead of the corpus: N programs per task drawn from the composer policy at theta = 0 "
                     "(WMRL's own samples)")
-    ap.add_argument("--composer-tasks", nargs="+",
-                    default=["credit-scoring", "diamond-prices", "digits", "leaf-species", "loan-interest"],
+    ap.add_argument("--composer-tasks", nargs="+", default=list(COMPOSER_TASKS),
                     help="offline tasks for --composer (default: the corpus test half's offline tasks)")
     ap.add_argument("--seed", type=int, default=0, help="of the --composer draw")
+    ap.add_argument("--time-limit", type=float, default=None, metavar="S",
+                    help="--composer: cap every run at S CPU-seconds as `wmrl compare --time-limit S` does "
+                    "(default: the tasks' own limits)")
     ap.add_argument("--scale-point", default="proxy:rows=500,board=task@warm", help="the proxy setting measured at each size")
     args = ap.parse_args()
     from wmrl_envs.world_models.factory import check_spec
@@ -274,11 +282,19 @@ def main() -> None:
         path = write_json("wm_frontier_scale", {"task": args.scale_task, "point": args.scale_point, "curve": curve}, out)
         print(f"wrote {path}")
         return
-    results = {}
+    results, name = {}, "wm_frontier"
     if args.composer:
         rows = composer_rows(args.composer_tasks, args.composer, args.seed)
-        half = f"composer-n{args.composer}-seed{args.seed}"
-        results[half] = measure(half, rows, contexts(rows), args.points, out / "wm_frontier", args.workers)
+        ctx, tag = contexts(rows), ""
+        if args.time_limit is not None or args.composer_tasks != list(COMPOSER_TASKS):
+            from wmrl_agents.compare_text import program_limits
+
+            tag = "tasks" + hashlib.sha256(" ".join(sorted(args.composer_tasks)).encode()).hexdigest()[:8]
+            tag += f"_t{args.time_limit:g}" if args.time_limit is not None else ""
+            ctx = {k: {**c, **program_limits(args.time_limit)} for k, c in ctx.items()}
+        half = f"composer-n{args.composer}-seed{args.seed}" + (f"-{tag}" if tag else "")
+        name = "wm_frontier_composer" + (f"_{tag}" if tag else "")
+        results[half] = measure(half, rows, ctx, args.points, out / "wm_frontier", args.workers)
     else:
         rows, split = load_corpus()
         ctx = contexts(rows)
@@ -286,7 +302,7 @@ def main() -> None:
         for half in args.halves:
             part = [r for r in rows if (r["task_id"] in test) == (half == "test")]
             results[half] = measure(half, part, ctx, args.points, out / "wm_frontier", args.workers)
-    report(results, out, "wm_frontier_composer" if args.composer else "wm_frontier")
+    report(results, out, name)
 
 
 if __name__ == "__main__":

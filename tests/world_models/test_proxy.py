@@ -256,7 +256,8 @@ def test_a_context_it_cannot_resolve_is_a_clear_error():
         ProxyRunWorldModel(RecordedExecutor(lambda job: ok())).predict({"task_id": TASK}, "x = 1")
 
 
-@pytest.mark.parametrize("kw", [{"rows": 30}, {"rows": True}, {"held_fraction": 0.9}])
+@pytest.mark.parametrize("kw", [{"rows": 30}, {"rows": True}, {"held_fraction": 0.9}, {"time_share": 0.01},
+                                {"time_share": 1.5}])
 def test_bad_settings_are_refused(kw):
     with pytest.raises(ValueError, match=next(iter(kw))):
         ProxyRunWorldModel(**kw)
@@ -389,6 +390,61 @@ def test_board_task_prices_the_proxy_score_on_the_tasks_own_board_and_fits_none(
         ProxyRunWorldModel(board="full")
 
 
+def weak_of(job: Job) -> bytes:
+    """A weak submission: the held-out answers with three labels in ten changed (test code only)."""
+    truth = pd.read_csv(io.BytesIO(exact_answers_of(job)))
+    col = truth.columns[-1]
+    labels = sorted(truth[col].unique())
+    wrong = truth.index % 10 < 3
+    truth.loc[wrong, col] = [labels[(labels.index(v) + 1) % len(labels)] for v in truth.loc[wrong, col]]
+    return truth.to_csv(index=False).encode()
+
+
+@pytest.mark.parametrize("mode", ["percentile", "rpg"])
+def test_board_none_prices_the_splits_own_rpg_where_the_tasks_board_pays_a_flat_zero(tasks, context, tmp_path, mode):
+    """A weak program's proxy score lies below almost every solution of the task's board (fitted on
+    all rows): ``board=task`` pays it next to the sample submission's 0, so GRPO sees little
+    difference between them. ``board=none`` pays the split's own relative performance gap whatever the env's
+    mode (Online Debiasing maps it to the env's reward): above the sample's 0, below a strong one."""
+    from wmrl_envs.mle.leaderboard import rpg
+
+    task = {TASK: dataclasses.replace(tasks[TASK], work_dir=tmp_path / "tasks" / TASK)}
+    (tmp_path / "tasks").mkdir()
+    ctx = {**context, "reward_mode": mode}
+
+    def predict(respond: Callable[[Job], bytes], board: str) -> tuple[ProxyRunWorldModel, float, float]:
+        wm = model(task, lambda job: ok({"submission.csv": respond(job)}), board=board)
+        pred = wm.predict(ctx, "x = 1")
+        assert pred.failed is None, pred.failed
+        return wm, pred.score, float(pred.checks["submission"].reason.split()[-1])
+
+    wm, weak, weak_score = predict(weak_of, "none")
+    split = next(iter(wm._splits.values()))
+    assert split is not None and weak == pytest.approx(rpg(weak_score, split.baseline_score, split.perfect_score))
+    assert not list((tmp_path / "tasks").glob("*.board.csv"))  # no board fitted
+    sample, strong = predict(sample_of, "none")[1], predict(answers_of, "none")[1]
+    assert sample == 0.0 < weak < strong <= 1.0
+    if mode == "percentile":  # the task's board: the weak program near the floor with the sample
+        assert predict(sample_of, "task")[1] < 0.05 and predict(weak_of, "task")[1] < 0.1 < weak
+
+
+@pytest.mark.parametrize(("share", "passes"), [(0.5, True), (0.25, False)])
+def test_time_share_is_what_a_proxy_run_may_spend(tasks, context, share, passes):
+    """A program spending 7 CPU-s on the proxy's rows whatever their number (a fixed cost) under
+    compare's 20 CPU-s: within half the limit, it is extrapolated (and passes); past a quarter of
+    it, with ``time_share=0.25``, it is predicted to exceed the limit without extrapolating."""
+    ctx = {**context, "limits": {**context["limits"], "cpu_s": 20.0, "wall_s": 30.0}}
+    wm = model(tasks, lambda job: ok({"submission.csv": answers_of(job)}, cpu_s=7.0, wall_s=7.0), time_share=share)
+    pred = wm.predict(ctx, "x = 1")
+    assert pred.checks["limits"].p_pass == float(passes), pred.checks["limits"].reason
+    # the CPU limit is shared; the wall limit is the env's own (a loaded machine stretches wall time,
+    # and a stretched proxy run cut at a share of it would be a predicted failure)
+    runs = [j for j in wm.executor.jobs if j.name != "proxy-startup"]
+    assert all(j.limits.cpu_s == 20.0 * share and j.limits.wall_s == 30.0 for j in runs)
+    if not passes:
+        assert "of the 5 a proxy run may spend (0.25 of the 20 CPU-s limit)" in pred.checks["limits"].reason
+
+
 @pytest.mark.parametrize("stretch", [1.0, 3.0])
 def test_a_prediction_does_not_depend_on_the_machines_load(tasks, context, stretch):
     """The same program (~15 CPU-s on the full data, under compare's 20 CPU-s / 30 wall s) on a quiet
@@ -412,6 +468,7 @@ def test_cpu_is_held_against_the_wall_limit_where_that_is_lower(tasks, context):
     [("proxy:rows=abc", "rows='abc'.*not a int"), ("proxy:colour=red", "unknown setting 'colour=red'"),
      ("proxy:rows=10", "rows must be an int >= 40"), ("proxy:board=full", "board must be one of"),
      ("proxy:memo=maybe", "memo=on or memo=off"), ("proxy:rows", "unknown setting 'rows'"),
+     ("proxy:time_share=2", "time_share must lie in"), ("proxy:time_share=x", "time_share='x'.*not a float"),
      ("static:x", "unknown world model")],
 )
 def test_world_model_specs_with_bad_settings_are_one_line_errors(spec, match):
@@ -423,9 +480,9 @@ def test_world_model_specs_with_bad_settings_are_one_line_errors(spec, match):
 def test_spec_settings_reach_the_proxy_behind_its_memo():
     from wmrl_envs.world_models.memo import MemoWorldModel
 
-    wm = make_world_model("proxy:rows=500,board=task,held_fraction=0.2,seed=3")
+    wm = make_world_model("proxy:rows=500,board=none,held_fraction=0.2,seed=3,time_share=0.25")
     assert isinstance(wm, MemoWorldModel) and isinstance(wm.inner, ProxyRunWorldModel)
-    assert (wm.rows, wm.board, wm.held_fraction, wm.seed) == (500, "task", 0.2, 3)
+    assert (wm.rows, wm.board, wm.held_fraction, wm.seed, wm.time_share) == (500, "none", 0.2, 3, 0.25)
 
 
 def test_a_proxy_board_that_cannot_be_built_is_a_failed_prediction(tasks, context, monkeypatch):

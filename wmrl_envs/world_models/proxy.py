@@ -56,6 +56,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from wmrl_envs.mle.leaderboard import BOARD_MODES
 from wmrl_envs.world_models.base import Prediction, Verdict
 
 if TYPE_CHECKING:
@@ -64,14 +65,13 @@ if TYPE_CHECKING:
 
 # What a program pays before it touches its data: the interpreter and the usual imports.
 _STARTUP_PROGRAM = "import numpy, pandas, sklearn.ensemble, sklearn.linear_model, sklearn.model_selection\n"
-_BOARD_MODES = ("percentile", "position", "medal")
-BOARDS = ("proxy", "task")
-_PAID_MODES = (*_BOARD_MODES, "rpg")
+BOARDS = ("proxy", "task", "none")
+_PAID_MODES = (*BOARD_MODES, "rpg")
 _GROWTH_CHECK = 0.25  # a linear estimate past this share of a limit: rerun on a quarter of the rows
 _SUPERLINEAR = 1.2  # growth exponent, between the proxy and its quarter run, that calls for a third run
-# A proxy run (a fraction of the rows) may spend this share of the enforced CPU and wall limits: a
-# program that needs half the full-data limit on a fraction of the data is predicted to exceed it
-# (its cost does not shrink with more rows), and a program that never ends stops twice as soon.
+# A proxy run (a fraction of the rows) may spend this share of the enforced CPU limit: a program
+# that needs half the full-data limit on a fraction of the data is predicted to exceed it (its cost
+# does not shrink with more rows), and a program that never ends stops twice as soon.
 PROXY_TIME_SHARE = 0.5
 # The proxy's held-out rows are public train rows: a program that memorised them (embedded rows an
 # earlier turn printed, looked up by their feature values) scores near-perfectly on the proxy and
@@ -105,7 +105,17 @@ class ProxyRunWorldModel:
         workers: with a backend name, the programs its executor runs at once.
         board: ``"proxy"``: price a proxy score on the task's reference population fitted on the
             proxy split (one-time setup per task); ``"task"``: on the task's own board (no setup;
-            the proxy's lower scores are a bias for Online Debiasing to map away).
+            the proxy's lower scores are a bias for Online Debiasing to map away); ``"none"``: no
+            board, the split's own relative performance gap (DSBench's RPG: the share of the way
+            from the sample submission's score to a perfect one), whatever the env pays; Online
+            Debiasing maps it to the env's reward. A sample fitted on few rows falls below every
+            solution of a board fitted on all rows, so ``"task"`` pays many programs a flat 0 that
+            the RPG still ranks.
+        time_share: the share of the enforced CPU limit a proxy run may spend
+            (:data:`PROXY_TIME_SHARE`); a run that needs more on a fraction of the rows is
+            predicted to exceed the limits on all of them. Lower is cheaper where programs never
+            end, and fails a program whose fixed cost (independent of the rows) lies between this
+            share of the limit and the limit.
         memorised_share: a proxy score at least this share of the way from the sample submission's
             to a perfect one is no prediction (``MEMORISED_SHARE``; ``math.inf`` turns the guard off,
             to measure what it stops: ``benchmarks/memorisation.py``).
@@ -121,6 +131,7 @@ class ProxyRunWorldModel:
         workers: int | None = None,
         board: str = "proxy",
         memorised_share: float = MEMORISED_SHARE,
+        time_share: float = PROXY_TIME_SHARE,
     ) -> None:
         if isinstance(rows, bool) or not isinstance(rows, int) or rows < 40:
             raise ValueError(f"rows must be an int >= 40 (proxy train rows), got {rows!r}")
@@ -128,10 +139,12 @@ class ProxyRunWorldModel:
             raise ValueError(f"held_fraction must lie in [0.05, 0.5], got {held_fraction!r}")
         if board not in BOARDS:
             raise ValueError(f"board must be one of {BOARDS}, got {board!r}")
+        if not 0.05 <= time_share <= 1.0:
+            raise ValueError(f"time_share must lie in [0.05, 1] (a share of the enforced limits), got {time_share!r}")
         if not memorised_share > 0:
             raise ValueError(f"memorised_share must be > 0 (math.inf: no guard), got {memorised_share!r}")
         self.rows, self.held_fraction, self.seed, self.board = rows, float(held_fraction), int(seed), board
-        self.memorised_share = float(memorised_share)
+        self.memorised_share, self.time_share = float(memorised_share), float(time_share)
         self._executor_arg, self._workers = executor, workers
         self._executor: Executor | None = None if isinstance(executor, str) else executor
         self._tasks: dict[str, Task] = dict(tasks or {})
@@ -200,7 +213,7 @@ class ProxyRunWorldModel:
         if mode not in _PAID_MODES:  # unnamed, or "raw": the metric itself need not lie in [0, 1]
             mode = "percentile" if task.boards else "rpg"
         try:
-            proxy = self._split(task, self.rows, board=self.board == "proxy" and mode in _BOARD_MODES)
+            proxy = self._split(task, self.rows, board=self.board == "proxy" and mode in BOARD_MODES)
         except Exception as e:  # noqa: BLE001 - a split or board that cannot be built is no prediction
             return Prediction.failure(f"the proxy split of {task.id} could not be built: {type(e).__name__}: {e}")
         limits = enforced_limits(task, context)
@@ -208,7 +221,7 @@ class ProxyRunWorldModel:
         if proxy is None:
             return Prediction.failure(f"task {task.id} has no train file with its targets to carve a proxy split from")
         return _Pending(action, task, proxy, mode, limits,
-                        self.executor.submit(_job(action, task, proxy, _proxy_limits(limits))))
+                        self.executor.submit(_job(action, task, proxy, _proxy_limits(limits, self.time_share))))
 
     def _judge(self, item: _Pending, result: RunResult) -> Prediction:
         """The prediction from the proxy run's result."""
@@ -218,7 +231,7 @@ class ProxyRunWorldModel:
         cost = _cpu(result)
         if result.error is not None:
             return Prediction.failure(f"the sandbox failed on the proxy run: {result.error}", cost)
-        runs = Verdict(1.0 if result.ok else 0.0, _run_line(result, _proxy_limits(item.limits)))
+        runs = Verdict(1.0 if result.ok else 0.0, _run_line(result, _proxy_limits(item.limits, self.time_share)))
         if not result.ok:
             return _scored(0.0, {"runs": runs}, f"the program failed on the proxy split: {runs.reason}", cost)
         try:
@@ -240,9 +253,11 @@ class ProxyRunWorldModel:
                   "limits": limits}
         if limits.p_pass == 0.0:
             return _scored(0.0, checks, limits.reason, cost + spent)
-        priced = item.proxy if self.board == "proxy" else item.task
-        reward = min(1.0, max(0.0, reward_of(score, priced, item.mode)[0]))
-        why = f"proxy {item.task.metric.name} {score:.6g} -> {item.mode} {reward:.3f}"
+        priced, mode = (item.task, item.mode) if self.board == "task" else (item.proxy, item.mode)
+        if self.board == "none":
+            mode = "rpg"  # the split's own RPG: no board, and not floored where a board would pay 0
+        reward = min(1.0, max(0.0, reward_of(score, priced, mode)[0]))
+        why = f"proxy {item.task.metric.name} {score:.6g} -> {mode} {reward:.3f}"
         return _scored(reward, checks, why, cost + spent)
 
     def _limits_check(self, item: _Pending, result: RunResult) -> tuple[Verdict | None, float]:
@@ -267,10 +282,10 @@ class ProxyRunWorldModel:
         n_full, n_proxy = _rows(task), max(1, _rows(proxy))
         est = {r: _grown(used[r], base[r], n_full / n_proxy) for r in used}
         spent = 0.0
-        if used["CPU-s"] >= PROXY_TIME_SHARE * caps["CPU-s"]:
+        if used["CPU-s"] >= self.time_share * caps["CPU-s"]:
             return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {used['CPU-s']:.0f} "
-                                f"CPU-s on {n_proxy} rows already, of the {PROXY_TIME_SHARE * caps['CPU-s']:g} a proxy "
-                                f"run may spend ({PROXY_TIME_SHARE:g} of the {caps['CPU-s']:g} CPU-s limit)"), spent
+                                f"CPU-s on {n_proxy} rows already, of the {self.time_share * caps['CPU-s']:g} a proxy "
+                                f"run may spend ({self.time_share:g} of the {caps['CPU-s']:g} CPU-s limit)"), spent
         if any(est[r] > _GROWTH_CHECK * caps[r] for r in used):
             quarter = self._smaller(item, 4)
             if quarter is not None:
@@ -300,7 +315,7 @@ class ProxyRunWorldModel:
         if split is None:
             return None
         return max(1, _rows(split)), self.executor.submit(
-            _job(item.code, item.task, split, _proxy_limits(item.limits))).result()
+            _job(item.code, item.task, split, _proxy_limits(item.limits, self.time_share))).result()
 
     def _task(self, context: Mapping[str, Any]) -> Task:
         task_id, suite = context.get("task_id"), context.get("suite")
@@ -365,9 +380,11 @@ def _job(code: str, task: Task, split: Task, limits: Limits) -> Job:
                name=task.id, collect_max_bytes=split.max_submission_bytes)
 
 
-def _proxy_limits(limits: Limits) -> Limits:
-    """What a proxy run may spend: :data:`PROXY_TIME_SHARE` of the enforced CPU and wall limits."""
-    return dataclasses.replace(limits, cpu_s=limits.cpu_s * PROXY_TIME_SHARE, wall_s=limits.wall_s * PROXY_TIME_SHARE)
+def _proxy_limits(limits: Limits, share: float) -> Limits:
+    """What a proxy run may spend: ``share`` of the enforced CPU limit, and the enforced wall limit
+    (not a share of it: a busy machine stretches wall time, and a proxy run cut at a share of the
+    wall limit would be a predicted failure that depends on the load; waiting costs no CPU)."""
+    return dataclasses.replace(limits, cpu_s=limits.cpu_s * share)
 
 
 def enforced_limits(task: Task, context: Mapping[str, Any]) -> Limits:
