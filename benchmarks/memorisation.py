@@ -105,8 +105,8 @@ def run_arm(arm: str, seed: int, updates: int, programs: list[str], work: Path, 
     import gymnasium as gym
 
     from wmrl_agents.grpo import GRPOTrainer
-    from wmrl_agents.replay import OutcomeStore, ReplayWrapper
     from wmrl_envs.mixing import MixingConfig
+    from wmrl_envs.replay import OutcomeStore, ReplayWrapper
     from wmrl_envs.world_models import make_world_model
     from wmrl_envs.world_models.memo import MemoWorldModel
     from wmrl_envs.world_models.proxy import MEMORISED_SHARE, ProxyRunWorldModel

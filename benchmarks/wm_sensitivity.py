@@ -40,8 +40,8 @@ import wmrl_envs  # noqa: E402,F401
 from wmrl_agents.compare import ARMS, Budget, compare, program_limits  # noqa: E402
 from wmrl_agents.evaluate import evaluate_policies  # noqa: E402
 from wmrl_agents.pool import PoolPolicy, choice_of, uniform_pool  # noqa: E402
-from wmrl_agents.replay import OutcomeStore, action_key, task_key  # noqa: E402
 from wmrl_agents.stats import fmt, interval, paired  # noqa: E402
+from wmrl_envs.replay import OutcomeStore, action_key, task_key  # noqa: E402
 
 ENV_ID = "WMRL/MLEDojo-v0"
 LIMITS = program_limits(20.0)  # the same per-program cap as `wmrl compare`
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> dict:
     cache = Path(args.cache) if args.cache else None
     store = OutcomeStore((cache / f"{ENV_ID.replace('/', '_')}.jsonl") if cache else None) if cache else None
     if store is None:
-        from wmrl_agents.replay import default_store
+        from wmrl_envs.replay import default_store
 
         store = default_store(ENV_ID)
     tasks = {"train": args.train_tasks, "heldout": args.heldout_tasks}

@@ -24,7 +24,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from wmrl_agents.grpo import EnvPool, env_task_ids
-from wmrl_agents.replay import OutcomeStore, ReplayWrapper, action_key, task_key
+from wmrl_envs.replay import OutcomeStore, ReplayWrapper, action_key, task_key
 
 
 class _Scripted:

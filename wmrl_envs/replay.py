@@ -13,6 +13,9 @@ run limits, so a rebuilt board or another time limit never serves stale rewards.
 outcome per line,
 appended under an exclusive lock): a crash loses at most the line being written, and several
 processes can share it.
+
+The table is env-side machinery (it hashes an MLE env's task files, reward mode and limits), so it
+lives in ``wmrl_envs``; ``wmrl_agents.replay``, its former home, re-exports it, deprecated.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import gymnasium as gym
 import pytest
 
 import wmrl_envs  # noqa: F401
-from wmrl_agents.replay import OutcomeStore, ReplayWrapper
+from wmrl_envs.replay import OutcomeStore, ReplayWrapper
 
 PROGRAM = """\
 import pandas as pd
@@ -32,7 +32,7 @@ def test_store_persists_and_skips_a_torn_last_line(tmp_path):
 def test_store_reads_what_another_process_appended(tmp_path):
     path = tmp_path / "t.jsonl"
     mine = OutcomeStore(path)
-    code = ("import sys; from wmrl_agents.replay import OutcomeStore; s = OutcomeStore(sys.argv[1]);"
+    code = ("import sys; from wmrl_envs.replay import OutcomeStore; s = OutcomeStore(sys.argv[1]);"
             "[s.put(f'p{i}', {'reward': i}) for i in range(50)]")
     procs = [subprocess.Popen([sys.executable, "-c", code, str(path)]) for _ in range(2)]
     assert all(p.wait(timeout=60) == 0 for p in procs)
@@ -72,3 +72,19 @@ def test_replay_runs_once_and_charges_the_recorded_cost(env, tmp_path):
 def test_replay_refuses_a_non_text_env():
     with pytest.raises(ValueError, match="needs a text env"):
         ReplayWrapper(gym.make("CartPole-v1"), OutcomeStore())
+
+
+def test_the_agents_module_is_a_deprecated_alias_of_the_env_side_table():
+    import importlib
+    import sys
+    import warnings
+
+    import wmrl_envs.replay as env_side
+
+    sys.modules.pop("wmrl_agents.replay", None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = importlib.import_module("wmrl_agents.replay")
+    assert any(issubclass(w.category, DeprecationWarning) and "wmrl_envs.replay" in str(w.message) for w in caught)
+    assert all(getattr(old, name) is getattr(env_side, name) for name in old.__all__)
+    assert old.OutcomeStore is OutcomeStore and old.ReplayWrapper is ReplayWrapper
