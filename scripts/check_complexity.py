@@ -21,7 +21,6 @@ PACKAGES = ("wmrl_envs", "wmrl_agents")
 EXCLUDED = ("wmrl_envs/world_models/analysis/",)
 LIMIT = 25
 KNOWN = {  # "path:qualified name": the most it may reach until it is split (issue 28)
-    "wmrl_agents/compare.py:summarize": 30,
     "wmrl_agents/compare.py:run_arm": 27,
 }
 
