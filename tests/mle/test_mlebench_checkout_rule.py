@@ -110,12 +110,12 @@ def test_wmrl_tasks_names_the_checkout_and_the_registry_standing_in(tmp_path, ca
     line = next(r for r in capsys.readouterr().out.splitlines() if r.startswith(COMP))
     assert "graded by mle-bench's checkout" in line
 
-    other = "text-normalization-challenge-english-language"  # no mle-bench rules in wmrl
+    other = "tabular-playground-series-jan-2021"  # no mle-bench rules in wmrl
     prepared = tmp_path / "data" / other / "prepared"
     (prepared / "public").mkdir(parents=True)
     (prepared / "private").mkdir()
-    (prepared / "public" / "sample_submission.csv").write_text("id,after\n0_0,a\n0_1,b\n")
-    (prepared / "private" / "answers.csv").write_text("id,after\n0_0,a\n0_1,c\n")
+    (prepared / "public" / "sample_submission.csv").write_text("id,target\n0,7.5\n1,7.5\n")
+    (prepared / "private" / "answers.csv").write_text("id,target\n0,7.1\n1,8.2\n")
     assert main(["tasks", "--suite", str(root)]) == 0
     line = next(r for r in capsys.readouterr().out.splitlines() if r.startswith(other))
     assert "the registry standing in for mle-bench" in line and "an approximation" in line

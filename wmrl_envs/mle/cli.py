@@ -88,6 +88,8 @@ def _run_code(args: argparse.Namespace) -> int:
         "task_id": args.task,
         "status": info["status"],
         "score": info["score"],
+        "paid_score": info.get("paid_score"),
+        "blank_predictions": info.get("blank_predictions", 0),
         "reward": reward,
         "reward_mode": env.reward_mode,
         "percentile": info.get("percentile"),

@@ -70,9 +70,13 @@ class MLEEnv(gym.Env[str, str]):
     Episode end:
         ``terminated=True`` after ``max_turns`` steps (default 1); never truncated.
     Info:
-        ``reward_source`` ("real"), ``score`` (the metric on this turn's split; None when not
-        measured), ``cost`` (``exec_s``, ``exec_cpu_s``: the run's CPU plus its share of the warm
-        sandbox's zygote, ``wm_s``, ``sim_steps``, ``sim_s``),
+        ``reward_source`` ("real"), ``score`` (the metric on this turn's split, as the benchmark
+        scores it; None when not measured), ``paid_score`` (the score the reward is computed from:
+        ``score``, except for a submission with blank predictions, paid no more than the same file
+        with its blanks filled by the sample submission's values, ``blanks.py``; None: paid as a
+        failure), ``blank_predictions`` (blank prediction cells), ``cost`` (``exec_s``,
+        ``exec_cpu_s``: the run's CPU plus its share of the warm sandbox's zygote, ``wm_s``,
+        ``sim_steps``, ``sim_s``),
         ``task_id``, ``metric`` (the name of ``score``'s metric), ``group``, ``turn``, ``phase``,
         ``status``, ``feedback``, and on the last
         turn ``percentile``, ``position``, ``medal``, ``rpg`` (None where there is no board).
@@ -289,6 +293,8 @@ class MLEEnv(gym.Env[str, str]):
             "turn": self.turn,
             "phase": phase,
             "status": outcome.status,
+            "paid_score": outcome.paid,
+            "blank_predictions": outcome.blanks,
             "feedback": feedback,
             **board,
         }
@@ -333,16 +339,19 @@ class MLEEnv(gym.Env[str, str]):
             why = "the program did not finish cleanly (see the run line and stderr)"
             return Outcome("run_failed", phase, why, result=result)
         try:
-            score = task.grade(result.files.get("submission.csv"), result.refused.get("submission.csv"))
+            graded = task.grade_paid(result.files.get("submission.csv"), result.refused.get("submission.csv"))
         except InvalidSubmission as e:
             return Outcome("invalid_submission", phase, str(e), result=result)
-        # Without a validation split, non-final turns only check the format: the test score stays hidden.
-        return Outcome("ok", phase, score=None if phase == "check" else score, result=result)
+        if phase == "check":  # without a validation split, non-final turns only check the format
+            return Outcome("ok", phase, result=result, blanks=graded.blanks)
+        return Outcome(
+            "ok", phase, graded.note, score=graded.score, result=result, paid=graded.paid, blanks=graded.blanks
+        )
 
     def _reward(self, outcome: Outcome, task: Task) -> tuple[float, list[str], dict]:
         """Reward of the final turn, feedback lines on it, and the board fields for ``info``."""
-        reward, fields = reward_of(outcome.score, task, self.reward_mode)
-        if outcome.score is None:
+        reward, fields = reward_of(outcome.paid if outcome.score is not None else None, task, self.reward_mode)
+        if outcome.paid is None:
             return reward, [f"Reward ({self.reward_mode}): {reward:.4g} (failed submissions get the lowest reward)"], fields
         lines = []
         if task.boards:

@@ -23,14 +23,16 @@ stopping the others. How a task is graded, first rule that applies:
 from __future__ import annotations
 
 import ast
+import shutil
 import warnings
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from wmrl_envs.mle.graders import DSBenchScript, MLEDojoMetric, RegistryScore, checkout_root
-from wmrl_envs.mle.layouts import TaskSource, find_tasks
+from wmrl_envs.mle.layouts import TaskSource, find_tasks, zipped_csvs
 from wmrl_envs.mle.metrics import METRICS, Metric, get_metric
 from wmrl_envs.mle.mlebench_graders import MLEBenchCheckout, MLEBenchRules
 from wmrl_envs.mle.mlebench_graders import checkout_root as mlebench_root
@@ -38,6 +40,7 @@ from wmrl_envs.mle.mlebench_rules import RULES as MLEBENCH_RULES
 from wmrl_envs.mle.registry import load_registry
 from wmrl_envs.mle.task import Task
 
+MAX_EXTRACTED_BYTES = 4 << 30  # a zipped public CSV larger than this once extracted is refused
 # (identifier in a scoring script, metric): the first rule whose identifiers all occur wins.
 _SCRIPT_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("roc_auc_score",), "roc_auc"),
@@ -128,13 +131,17 @@ class _Checkouts:
 
 def _task(src: TaskSource, work: Path, metrics: dict, checkouts: _Checkouts, alignment: str | None) -> Task:
     if src.sample is None:
-        raise ValueError(f"no sample submission in {src.public} (looked for sample_submission.csv and Kaggle's names)")
+        raise ValueError(
+            f"no sample submission in {src.public} (looked for sample_submission.csv, Kaggle's names and "
+            "*sample*/*submission* CSVs, plain or zipped)"
+        )
     if not src.answers.is_file():
         raise ValueError(f"the answers file {src.answers} is missing")
     columns = list(pd.read_csv(src.sample, nrows=0).columns)
     if len(columns) < 2:
         raise ValueError(f"{src.sample} needs an id and a prediction column")
     metric, grader, refs = _grading(src, metrics, checkouts, alignment or "position", columns[0])
+    sample_name = src.sample.relative_to(src.public).as_posix()
     return Task(
         id=src.id,
         name=src.id,
@@ -148,7 +155,7 @@ def _task(src: TaskSource, work: Path, metrics: dict, checkouts: _Checkouts, ali
         suite=src.layout,
         board_paths=src.boards,
         work_dir=work,
-        sample_name=src.sample.relative_to(src.public).as_posix(),
+        sample_name=sample_name.removesuffix(".zip"),  # a zipped sample is extracted in the view
         grader=grader,
         reference_scores=refs,
         alignment=(alignment or "position") if isinstance(grader, DSBenchScript) else None,
@@ -246,20 +253,44 @@ def _task_type(metric: Metric, prediction_columns: list[str], answers: Path) -> 
 
 
 def _public_view(public: Path, work: Path) -> Path:
-    """``public`` itself, or, when a file there is a link leaving it (which the sandbox, binding
-    ``public`` alone, could not follow), a copy in ``work`` with every link replaced by its file."""
+    """``public`` itself, or a view of it in ``work`` (every file hard-linked or copied) when a file
+    there is a link leaving it (which the sandbox, binding ``public`` alone, could not follow), or
+    when it ships CSVs zipped (``layouts.zipped_csvs``): the view then also holds each one
+    extracted beside its zip, so the schema, the sample and the validation split read it."""
     root = public.resolve()
     escaping = [
         p for p in public.rglob("*") if p.is_symlink() and not p.resolve().is_relative_to(root)
     ]
-    if not escaping:
+    zipped = zipped_csvs(public)
+    if not escaping and not zipped:
         return public
     from wmrl_envs.mle.build import link_tree
 
     view = work / "public-view"
     if not view.is_dir():
         tmp = work / ".public-view-tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
+        if tmp.exists():
+            shutil.rmtree(tmp)  # a view left half-made by an interrupted load
+        tmp.mkdir(parents=True)
         link_tree(public, tmp)
+        for path in zipped:
+            _extract_csv(path, tmp / path.with_suffix("").name)
         tmp.rename(view)
     return view
+
+
+def _extract_csv(archive: Path, dest: Path) -> None:
+    """The one CSV member of ``archive`` written to ``dest``; ``ValueError`` for another archive
+    (several members, no CSV, over ``MAX_EXTRACTED_BYTES``)."""
+    try:
+        with zipfile.ZipFile(archive) as z:
+            members = [m for m in z.infolist() if not m.is_dir() and not m.filename.startswith("__MACOSX/")]
+            if len(members) != 1 or not members[0].filename.lower().endswith(".csv"):
+                names = [m.filename for m in members][:5]
+                raise ValueError(f"{archive} should hold one CSV to extract, it holds {names}")
+            if members[0].file_size > MAX_EXTRACTED_BYTES:
+                raise ValueError(f"{archive} holds {members[0].file_size} bytes, over {MAX_EXTRACTED_BYTES}")
+            with z.open(members[0]) as src, dest.open("wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+    except zipfile.BadZipFile as e:
+        raise ValueError(f"{archive} is not a readable zip ({e})") from None

@@ -203,6 +203,12 @@ class RegistryScore:
         """The same rules against other answers (a validation split)."""
         return RegistryScore(self.entry, answers)
 
+    @property
+    def id_columns(self) -> tuple[str, ...]:
+        """The id column(s) the competition names (empty: its first column, whatever its name)."""
+        named = self.entry.id_column
+        return (named,) if isinstance(named, str) else named if isinstance(named, tuple) else ()
+
     def __call__(self, data: bytes, frame: pd.DataFrame) -> float:
         try:
             score = self.entry.score(_answers(self.answers).copy(), pd.read_csv(io.BytesIO(data)))

@@ -15,6 +15,13 @@ MLE-bench, prepared by ``mlebench prepare``::
     <comp>/prepared/private/   the answers (config.yaml's dataset.answers, else the one CSV there)
     <comp>/config.yaml, <comp>/leaderboard.csv   (copied from the competition's folder, optional)
 
+  Some ``prepare.py`` zip ``public/``'s CSVs (text-normalization: ``en_train.csv.zip``,
+  ``en_test_2.csv.zip``, ``en_sample_submission_2.csv.zip``; invasive-species-monitoring:
+  ``sample_submission.csv.zip``, ``train_labels.csv.zip``) and config.yaml names the copy of the
+  sample in ``private/``, which the program never sees: the sample is then the zipped one in
+  ``public/``, and the task's view holds each zipped CSV extracted beside its zip
+  (``external.py``).
+
 DSBench data modeling (``data.zip`` unpacked beside the repository's ``evaluation/`` and
 ``save_performance/``; the ``data/`` level is optional)::
 
@@ -130,7 +137,9 @@ def _mlebench(folder: Path) -> TaskSource:
 
     csvs = sorted(private.glob("*.csv"))
     answers = named("answers", private) or (csvs[0] if len(csvs) == 1 else private / "answers.csv")
-    sample = named("sample_submission", public) or _first(*(public / n for n in _SAMPLE_NAMES))
+    sample = named("sample_submission", public)
+    if sample is None or not sample.is_file():
+        sample = _sample(public)
     return TaskSource(
         id=folder.name,
         layout="mle-bench",
@@ -184,13 +193,25 @@ def _dsbench(root: Path) -> list[TaskSource] | None:
 
 
 def _sample(folder: Path) -> Path | None:
-    """The sample submission under its Kaggle name (any ``*sample*``/``*submission*`` CSV last)."""
-    known = _first(*(folder / n for n in _SAMPLE_NAMES))
-    if known is not None:
-        return known
-    guesses = sorted(
-        p
-        for p in folder.glob("*.csv")
-        if "sample" in p.name.lower() or "submission" in p.name.lower()
-    )
-    return guesses[0] if len(guesses) == 1 else None
+    """The sample submission under its Kaggle name (any ``*sample*``/``*submission*`` CSV last),
+    or zipped (``<name>.csv.zip``, as mle-bench ships text-normalization's and
+    invasive-species-monitoring's ``public/``; the task's view holds it extracted)."""
+    for pattern in ("*.csv", "*.csv.zip"):
+        suffix = pattern[1:]
+        known = _first(*(folder / (n[: -len(".csv")] + suffix) for n in _SAMPLE_NAMES))
+        if known is not None:
+            return known
+        guesses = sorted(
+            p
+            for p in folder.glob(pattern)
+            if "sample" in p.name.lower() or "submission" in p.name.lower()
+        )
+        if guesses:
+            return guesses[0] if len(guesses) == 1 else None
+    return None
+
+
+def zipped_csvs(public: Path) -> list[Path]:
+    """The CSVs ``public`` ships zipped, one per ``<name>.csv.zip`` (mle-bench's ``prepare.py``
+    zips some, e.g. text-normalization's ``en_train.csv.zip``), when ``<name>.csv`` is not there."""
+    return sorted(p for p in public.glob("*.csv.zip") if p.is_file() and not p.with_suffix("").exists())

@@ -92,6 +92,22 @@ def accuracy(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame],
     return grade
 
 
+def text_normalization(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """text-normalization-challenge-{english,russian}-language's own ``prepare_for_metric``: the
+    accuracy helper's checks with its own id message, then both ``after`` columns ``astype(str)``
+    (with pandas 3 a blank stays missing there, and ``accuracy_score`` refuses the mix of text and
+    NaN: no score; with pandas 2 it was the text ``"nan"``, counted wrong)."""
+    assert "after" in ans.columns and "id" in ans.columns, "answers need id and after"
+    if len(sub) != len(ans):
+        raise Refused("Submission must have the same length as the answers.")
+    _need(sub, "after")
+    _need(sub, "id")
+    sub, ans = sub.sort_values("id"), ans.sort_values("id")
+    if (sub["id"].values != ans["id"].values).any():  # type: ignore[union-attr]  # elementwise, as in _sorted_ids_match
+        raise Refused("Submission and Answers `id`'s do not match")
+    return skm.accuracy_score(y_true=ans["after"].astype(str).to_numpy(), y_pred=sub["after"].astype(str).to_numpy())
+
+
 def taxi_rmse(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Sorted on ``key`` with no id or row check: rows are then compared by position."""
     _need(sub, "fare_amount")
@@ -322,4 +338,9 @@ RULES: dict[str, Rule] = {
     "plant-pathology-2020-fgvc7": Rule(plant_pathology, "roc_auc", True),
     "jigsaw-toxic-comment-classification-challenge": Rule(jigsaw, "roc_auc", True),
     "ranzcr-clip-catheter-line-classification": Rule(ranzcr, "roc_auc", True),
+    # Not in the differential test (no verdicts of mle-bench's own code for them): invasive's grade.py
+    # is the AUC helper above; text-normalization's is read from its grade.py (tests/mle/test_zipped_layouts.py).
+    "invasive-species-monitoring": Rule(auroc("name", "invasive"), "roc_auc", True),
+    "text-normalization-challenge-english-language": Rule(text_normalization, "accuracy", True),
+    "text-normalization-challenge-russian-language": Rule(text_normalization, "accuracy", True),
 }

@@ -14,6 +14,9 @@ checks otherwise, its entry says so (``id_named``, ``id_first``, ``ids_as``,
 ``extra_columns_ok``, ``whole_labels``, ``nan_predictions``).
 ``tests/mle/test_mledojo_differential.py`` compares the two on edge cases of every competition
 and lists where they still differ, and why (MLE-Dojo bugs not copied among them; docs/mle.md).
+
+A blank prediction is scored here as MLE-Dojo scores it (``drop`` and ``drop_cells`` leave it out);
+what the env *pays* for a file with blanks is decided in ``blanks.py``, not here.
 """
 
 from __future__ import annotations

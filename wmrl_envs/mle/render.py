@@ -131,8 +131,10 @@ class Outcome:
     status: str  # "ok" | "invalid_action" | "run_failed" | "invalid_submission" | "sandbox_error"
     phase: str  # "test" | "validation" | "check" (format check, score withheld)
     message: str = ""
-    score: float | None = None
+    score: float | None = None  # the benchmark's score
     result: RunResult | None = None
+    paid: float | None = None  # the score the reward is computed from (blanks.py); None: paid as a failure
+    blanks: int = 0  # blank prediction cells
 
 
 def sanitize(text: str | bytes, oneline: bool = False) -> str:
@@ -179,6 +181,18 @@ def run_summary(r: RunResult, limits: Limits) -> str:
     )
 
 
+def _blank_line(outcome: Outcome) -> str:
+    """What blank predictions did to the pay (``blanks.py``)."""
+    head = f"Blank predictions: {outcome.blanks} cell(s) left blank"
+    if outcome.score is None:
+        return f"{head}; a blank is paid as the sample submission's value for its row."
+    paid = "as a failure" if outcome.paid is None else f"on {outcome.paid:.6g}"
+    return (
+        f"{head}; the benchmark scores the file without them, the env pays {paid} "
+        f"(no more than the sample's values in those rows: {sanitize(outcome.message, oneline=True)})."
+    )
+
+
 def feedback_text(
     outcome: Outcome, task: Task, limits: Limits, turn: int, max_turns: int, extra: list[str]
 ) -> str:
@@ -203,6 +217,8 @@ def feedback_text(
             lines.append(
                 f"{label} ({metric.name}, {'higher' if metric.higher_is_better else 'lower'} is better): {outcome.score:.6g}"
             )
+        if outcome.blanks:
+            lines.append(_blank_line(outcome))
     else:
         message = sanitize(outcome.message, oneline=True)
         lines.append(f"Error ({outcome.status.replace('_', ' ')}): {message}")

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from wmrl_envs.mle.blanks import Graded, paid_grade
 from wmrl_envs.mle.grading import Answers, check_submission, grade, read_csv_text, submission_cap
 from wmrl_envs.mle.leaderboard import Leaderboard
 from wmrl_envs.mle.metrics import Metric
@@ -159,6 +160,13 @@ class Task:
         frame = check_submission(data, expected, self.answer_rows, self.max_submission_bytes, refused, as_pandas)
         assert data is not None  # check_submission raised InvalidSubmission on None
         return self.grader(data, frame)
+
+    def grade_paid(self, data: bytes | None, refused: str | None = None) -> Graded:
+        """The benchmark's score of submission bytes (as :meth:`grade`) and the score the env pays
+        on, which differs only for blank predictions (``blanks.py``); raises ``InvalidSubmission``."""
+        score = self.grade(data, refused)
+        assert data is not None  # grade raised InvalidSubmission on None
+        return paid_grade(self, data, score)
 
     @cached_property
     def boards(self) -> list[Leaderboard]:
