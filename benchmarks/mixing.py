@@ -65,7 +65,7 @@ def main() -> None:
     print("Isotonic refit (best of", args.repeats, "runs)")
     print(table(refit, ["pairs", "numpy_ms", "sklearn_ms", "numpy/sklearn"]))
     mix = mixer_throughput()
-    print("\nRewardMixer throughput (window 4096, refit every batch with anchors)")
+    print("\nRewardMixer throughput (window 4096, refit at every anchor pair, as the wrapper feeds the mixer)")
     print(table(mix, ["weighting", "groups/batch", "group_size", "groups/s", "ms/batch"]))
     print("\nwrote", write_json("mixing", {"refit": refit, "mixer": mix}))
 

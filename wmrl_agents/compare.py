@@ -180,13 +180,13 @@ def wm_fidelity(pairs: Sequence[tuple[float, float, bool]]) -> dict:
     return {"pairs": len(pairs), "auc_ok": auc, "spearman": None if rho is None else float(rho)}
 
 
-def arm_config(mixing: MixingConfig | None, arm: str, seed: int) -> tuple[MixingConfig | None, str]:
-    """The arm's ``MixingConfig`` (None for ``real``) and its GRPO weighting."""
-    weighting = "pooled" if arm == "wmrl-no-denoise" else "energy"
+def arm_config(mixing: MixingConfig | None, arm: str, seed: int) -> MixingConfig | None:
+    """The arm's ``MixingConfig`` (None for ``real``): its ``weighting`` is the one the mixer applies."""
     if arm == "real":
-        return None, weighting
+        return None
+    weighting = "pooled" if arm == "wmrl-no-denoise" else "energy"
     guard = {"adaptive": True, "shrink_overrated": True} if arm == GUARD else {}
-    return MixingConfig.make(mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias", **guard), weighting
+    return MixingConfig.make(mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias", **guard)
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -208,12 +208,14 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
         return json.loads(done.read_text())
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
-    config, weighting = arm_config(study.mixing, arm, seed)
+    from wmrl_agents.grpo import find_mixer
+
+    config = arm_config(study.mixing, arm, seed)
     envs = study.world.train_envs(config, None if log_dir is None else log_dir / "mixing.json")
     policy = study.world.policy(seed)
     trainer = GRPOTrainer(envs, policy, study.world.train_tasks(envs), study.budget.group_size,
-                          study.budget.groups_per_update, weighting=weighting, seed=seed,
-                          progress=study.progress, log_dir=log_dir)
+                          study.budget.groups_per_update, seed=seed, progress=study.progress, log_dir=log_dir,
+                          mixer=find_mixer(envs))  # the arm's one mixer: its config's weighting is applied
     curve_path = None if log_dir is None else log_dir / "curve.jsonl"
     curve = [] if curve_path is None else _read_jsonl(curve_path)
     history = []

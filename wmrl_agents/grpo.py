@@ -9,6 +9,10 @@ One update, CleanRL-style:
     loss     = -(1/N) Σ_i c_T(i) · A_i · log π(a_i | x_i)
     policy.update(episodes, c·A)
 
+Under ``MixedRewardWrapper`` the trainer receives the mixer (the wrappers' ``MixingState``) and
+asks it for ``c·A`` (:meth:`~wmrl_envs.mixing.state.MixingState.advantages`): its one weighter
+and its ``MixingConfig`` (``weighting``, ``ema``, ``normalize``, ``eps``) decide them, and the
+weight it reports in ``info["mixing"]["weight"]`` is the one applied to the last batch.
 Plain envs (all rewards real) give c = 1: ordinary GRPO (Dr. GRPO advantages by default).
 """
 
@@ -31,7 +35,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from wmrl_envs.copies import env_copies
-from wmrl_envs.mixing import InverseVarianceWeights, Weights, weighted_advantages
+from wmrl_envs.mixing import Weights, group_advantages
+from wmrl_envs.mixing.state import MixingState
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -166,19 +171,50 @@ def outcome_metrics(episodes: Sequence[Episode]) -> dict:
 
 
 def mix_advantages(
-    groups: Sequence[Sequence[Episode]], weighter: InverseVarianceWeights, normalize: str = "none"
-) -> tuple[list[np.ndarray], Weights]:
-    """Weighted advantages of complete groups of episodes (:func:`weighted_advantages`); episodes
-    of a plain env (``anchor`` None) count as anchors: every reward is real, ``c = 1``."""
-    measured = [e for g in groups for e in g if e.residual is not None]
-    return weighted_advantages(
-        [[e.reward for e in g] for g in groups],
-        [g[0].anchor is not False for g in groups],
-        weighter,
-        [[e.residual for e in g if e.residual is not None] or None for g in groups],
-        calibrated=bool(measured) and all(e.calibrated for e in measured),
-        normalize=normalize,
-    )
+    groups: Sequence[Sequence[Episode]], mixer: MixingState | None, normalize: str = "none"
+) -> tuple[list[np.ndarray], Weights | None]:
+    """Advantages of complete groups of episodes: the mixer's (:meth:`MixingState.advantages`,
+    which also weighs them), or without one (a plain env: every reward real, ``c = 1``) plain
+    GRPO advantages, divided by the group std + 1e-4 with ``normalize="group"``, and no weights."""
+    rewards = [[e.reward for e in g] for g in groups]
+    if mixer is None:
+        return group_advantages(rewards, normalize=normalize == "group"), None
+    return mixer.advantages(rewards, [g[0].anchor for g in groups], [[e.residual for e in g] for g in groups],
+                            [[e.calibrated for e in g] for g in groups])
+
+
+def find_mixer(envs: gym.Env | Sequence[gym.Env]) -> MixingState | None:
+    """The one mixer (``MixingState``) the ``MixedRewardWrapper`` of ``envs`` feed, through any
+    wrapper stack; None for plain envs. Copies that feed different mixers are a ``ValueError``."""
+    found: list[Any] = []
+    for env in [envs] if isinstance(envs, gym.Env) else list(envs):
+        state = _wrapper_attr(env, "state")
+        if isinstance(state, MixingState) and all(state is not s for s in found):
+            found.append(state)
+    if len(found) > 1:
+        raise ValueError(f"the env copies feed {len(found)} different mixers (MixingState): build the "
+                         "MixedRewardWrapper copies with one state=MixingState(...) (or one state_path)")
+    return found[0] if found else None
+
+
+def receive_mixer(envs: gym.Env | Sequence[gym.Env], mixer: MixingState | None, **settings: str | float | None
+                   ) -> MixingState | None:
+    """The mixer a trainer applies: ``mixer`` (it must be the one the envs feed) or the envs' own,
+    claimed (only the trainer's batches move its weights). ``settings`` (``weighting``,
+    ``normalize``, ``ema``) given to the trainer must agree with the mixer's ``MixingConfig``."""
+    fed = find_mixer(envs)
+    if mixer is not None and fed is not None and fed is not mixer:
+        raise ValueError("mixer= is not the MixingState the envs' MixedRewardWrapper feed: pass the wrappers' "
+                         "state (or build the wrappers with state=mixer)")
+    mixer = mixer if mixer is not None else fed
+    if mixer is None:
+        return None
+    for name, value in settings.items():
+        mine = getattr(mixer.config, name)
+        if value is not None and value != mine:
+            raise ValueError(f"{name}={value!r} contradicts the mixer's MixingConfig.{name}={mine!r}: the mixer "
+                             f"decides it; set MixingConfig({name}={value!r}) or leave {name} out")
+    return mixer.claim_weights()
 
 
 class EnvPool:
@@ -228,9 +264,12 @@ class GRPOTrainer:
         tasks: task ids to train on (each group picks one).
         group_size: G, episodes per group.
         groups_per_update: K, groups per policy update.
-        normalize: ``"none"`` (Dr. GRPO) or ``"group"`` (divide by the group std + 1e-4).
-        weighting: ``"energy"`` (inverse-variance, used when a batch mixes anchor and world-model
-            groups) or ``"pooled"`` (ablation: plain GRPO on mixed rewards).
+        normalize: ``"none"`` (Dr. GRPO) or ``"group"`` (divide by the group std + eps). Under a
+            mixer its ``MixingConfig.normalize`` decides (None here, or the same value).
+        weighting: the mixer's ``MixingConfig.weighting`` decides it (``"energy"``: inverse-variance;
+            ``"pooled"``: the plain-GRPO ablation); None here, or the same value.
+        mixer: the ``MixingState`` the ``MixedRewardWrapper`` of ``envs`` feed (default: found in
+            their wrapper stacks); the trainer asks it for every batch's advantages.
         seed: seeds task choice and sampling.
         log_dir: where ``metrics.jsonl``, ``checkpoint.json`` (and TensorBoard events, if installed) go.
             ``real_episodes`` (per update and in ``totals``) counts programs that ran: a program
@@ -252,13 +291,14 @@ class GRPOTrainer:
         tasks: Sequence[str],
         group_size: int = 4,
         groups_per_update: int = 4,
-        normalize: str = "none",
-        weighting: str = "energy",
+        normalize: str | None = None,
+        weighting: str | None = None,
         seed: int = 0,
         log_dir: str | os.PathLike | None = None,
         progress: bool = True,
         checkpoint_every: int = 1,
         concurrency: int | None = None,
+        mixer: MixingState | None = None,
     ) -> None:
         if not tasks:
             raise ValueError("tasks is empty: give at least one task id to train on")
@@ -266,7 +306,7 @@ class GRPOTrainer:
             raise ValueError(f"group_size must be at least 2 (advantages are relative to the group), got {group_size}")
         if groups_per_update < 1:
             raise ValueError(f"groups_per_update must be at least 1, got {groups_per_update}")
-        if normalize not in ("none", "group"):
+        if normalize not in (None, "none", "group"):
             raise ValueError(f"normalize must be 'none' or 'group', got {normalize!r}")
         if int(checkpoint_every) < 1:
             raise ValueError(f"checkpoint_every must be at least 1, got {checkpoint_every}")
@@ -276,8 +316,8 @@ class GRPOTrainer:
         self.tasks = list(tasks)
         self.group_size = int(group_size)
         self.groups_per_update = int(groups_per_update)
-        self.normalize = normalize
-        self.weighter = InverseVarianceWeights(weighting=weighting)
+        self.mixer = receive_mixer(self.pool.envs, mixer, weighting=weighting, normalize=normalize)
+        self.normalize = self.mixer.config.normalize if self.mixer is not None else normalize or "none"
         self.seed = int(seed)
         self.log_dir = None if log_dir is None else Path(log_dir)
         self.progress = progress
@@ -303,7 +343,7 @@ class GRPOTrainer:
         episodes = self.pool.run(jobs, self.policy, bar)
         groups = [episodes[i : i + self.group_size] for i in range(0, len(episodes), self.group_size)]
         rewards = [[e.reward for e in g] for g in groups]
-        adv, w = mix_advantages(groups, self.weighter, self.normalize)
+        adv, w = mix_advantages(groups, self.mixer, self.normalize)
         anchor = np.array([bool(e.anchor) for e in episodes])
         mixed = any(e.anchor is not None for e in episodes)
         t0 = time.perf_counter()
@@ -331,11 +371,10 @@ class GRPOTrainer:
             **{f"policy/{k}": v for k, v in upd.items()},
             **outcome_metrics(episodes),
         }
-        if mixed:
+        if mixed and w is not None and self.mixer is not None:
             metrics.update({"denoise/w_anchor": w.w_anchor, "denoise/w_wm": w.w_wm, "denoise/pooled": w.pooled,
                             "denoise/floored": w.floored, "anchor/episodes": int(anchor.sum())})
-            for state in self._mixing_states()[:1]:
-                metrics.update(mixing_metrics(state.stats()))
+            metrics.update(mixing_metrics(self.mixer.stats()))
         self.update_idx += 1
         return metrics
 
@@ -370,32 +409,25 @@ class GRPOTrainer:
                     self._tb.add_scalar(k, v, metrics["update"])
             self._tb.flush()
 
-    def _mixing_states(self) -> list:
-        states: list[Any] = []
-        for env in self.pool.envs:
-            state = _wrapper_attr(env, "state")  # through any wrapper stack
-            if state is not None and hasattr(state, "state_dict") and all(state is not s for s in states):
-                states.append(state)
-        return states
-
     def state_dict(self) -> dict:
         return {
             "update": self.update_idx,
             "totals": dict(self.totals),
             "anchor_pairs": self.anchor_pairs,
-            "weighter": self.weighter.state_dict(),
             "policy": self.policy.state_dict(),
-            "mixing": [s.state_dict() for s in self._mixing_states()],
+            "mixing": [] if self.mixer is None else [self.mixer.state_dict()],  # the weights are the mixer's
         }
 
     def load_state_dict(self, state: dict) -> None:
         self.update_idx = int(state["update"])
         self.totals = dict(state["totals"])
         self.anchor_pairs = [tuple(p) for p in state.get("anchor_pairs", [])]
-        self.weighter.load_state_dict(state["weighter"])
         self.policy.load_state_dict(state["policy"])
-        for s, saved in zip(self._mixing_states(), state.get("mixing", [])):
-            s.load_state_dict(saved)
+        saved = state.get("mixing") or []
+        if self.mixer is not None and saved:
+            self.mixer.load_state_dict(saved[0])
+            if state.get("weighter") is not None:  # a checkpoint of a trainer with its own weighter: the applied one
+                self.mixer.weighter.load_state_dict(state["weighter"])
 
     def save_checkpoint(self) -> None:
         if self.log_dir is None:

@@ -74,7 +74,7 @@ class TrainConfig:
     executor: str = _option("auto", "sandbox backend: auto, warm, bwrap, docker, ray, local")
     ray_address: str | None = _option(None, "Ray cluster for --executor ray (default: $RAY_ADDRESS)")
     workers: int = _option(2, "programs the sandbox runs at once (a generation batch's episodes run concurrently)")
-    time_limit: float | None = _option(None, "CPU-seconds a program may run (wall: 1.5x; default: the task's)")
+    time_limit: float | None = _option(None, "CPU-seconds a program may run (wall: 4x; default: the task's)")
     save_steps: int = _option(10, "updates between checkpoints (the last update is always saved)")
     seed: int = _option(0, "seeds prompts, sampling and anchor selection")
     report_to: str = _option("none", "trl trainer: none, tensorboard, wandb, ... (TRL's report_to)")
@@ -321,12 +321,13 @@ def _train_trl(cfg: TrainConfig, env: Any, out: Path) -> dict:
     from transformers.trainer_utils import get_last_checkpoint
     from trl import GRPOConfig, GRPOTrainer
 
+    from wmrl_agents.grpo import find_mixer
     from wmrl_agents.trl import EnvReward, WeightedAdvantageReward, build_dataset, check_config
 
     batch = cfg.group_size * cfg.groups_per_update
     concurrency = _in_flight(env, batch)
-    reward = (WeightedAdvantageReward(env, weighting=cfg.weighting, concurrency=concurrency) if cfg.world_model
-              else EnvReward(env, concurrency=concurrency))
+    reward = (WeightedAdvantageReward(env, concurrency=concurrency, mixer=find_mixer(env)) if cfg.world_model
+              else EnvReward(env, concurrency=concurrency))  # the mixer's MixingConfig (cfg.mixing()) weighs
     cuda = torch.cuda.is_available()
     vllm: _VLLMArgs = {"use_vllm": True, "vllm_mode": cfg.vllm_mode} if cfg.use_vllm() else {}
     if vllm and cfg.vllm_mode == "server":
@@ -362,7 +363,7 @@ def _train_wmrl(cfg: TrainConfig, env: Any, out: Path) -> dict:
     import torch
 
     from wmrl_agents.compare import _by_update, _read_jsonl
-    from wmrl_agents.grpo import GRPOTrainer
+    from wmrl_agents.grpo import GRPOTrainer, find_mixer
     from wmrl_agents.llm import LLMPolicy
 
     if not cfg.model:  # TrainConfig refuses a missing model; this is one set to None afterwards
@@ -372,7 +373,7 @@ def _train_wmrl(cfg: TrainConfig, env: Any, out: Path) -> dict:
                        max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                        micro_batch_size=cfg.micro_batch_size, checkpoint_dir=out / "policy", generation=cfg.generation)
     trainer = GRPOTrainer(env, policy, list(env.unwrapped.task_ids), cfg.group_size, cfg.groups_per_update,
-                          weighting=cfg.weighting, seed=cfg.seed, log_dir=out, progress=not cfg.quiet,
+                          seed=cfg.seed, log_dir=out, progress=not cfg.quiet, mixer=find_mixer(env),
                           checkpoint_every=cfg.save_steps,
                           concurrency=_in_flight(env, cfg.group_size * cfg.groups_per_update))
     resumed = trainer.maybe_resume()

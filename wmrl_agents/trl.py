@@ -11,7 +11,8 @@ every completion is one single-turn episode: ``env.reset(seed, options={task_id,
 
 Under a ``MixedRewardWrapper`` the plain :class:`EnvReward` pays anchors their real score and the
 rest the debiased world-model score, pooled as ordinary GRPO. :class:`WeightedAdvantageReward` adds
-WMRL's Inverse-Variance Denoising: it returns the weighted advantages ``c_T · (r - group mean)``.
+WMRL's Inverse-Variance Denoising: it receives the mixer (the wrappers' ``MixingState``), asks it for
+the weighted advantages ``c_T · (r - group mean)`` of each generation batch and returns them.
 TRL then subtracts the group mean again (0, since a whole group shares ``c_T``), so
 
     **WeightedAdvantageReward needs** ``GRPOConfig(scale_rewards="none")`` (exact) or ``"batch"``
@@ -41,10 +42,11 @@ from wmrl_agents.grpo import (
     Episode,
     mix_advantages,
     outcome_metrics,
+    receive_mixer,
     run_episode,
 )
 from wmrl_agents.llm import SYSTEM_PROMPT, build_messages, extract_code, render_plain
-from wmrl_envs.mixing import InverseVarianceWeights
+from wmrl_envs.mixing.state import MixingState
 
 
 def build_dataset(
@@ -138,9 +140,11 @@ class EnvReward:
     """TRL reward function: each completion's code is run as one episode of ``envs``; its reward
     (real, or the debiased world-model score under ``MixedRewardWrapper``) is returned.
 
-    Works with any ``scale_rewards``. Logs ``wmrl/*`` metrics through TRL's ``log_metric``: real
-    executions, execution and world-model seconds, episodes by outcome (``wmrl/outcome/<status>``),
-    real and predicted rewards, failed world-model predictions (see :meth:`_metrics`).
+    Works with any ``scale_rewards``. Applies no inverse-variance weight, so the mixer of a
+    ``MixedRewardWrapper`` (claimed) reports none in ``info["mixing"]["weight"]``. Logs ``wmrl/*``
+    metrics through TRL's ``log_metric``: real executions, execution and world-model seconds,
+    episodes by outcome (``wmrl/outcome/<status>``), real and predicted rewards, failed world-model
+    predictions (see :meth:`_metrics`).
 
     Args:
         envs: the env, or copies of it (copies made separately under ``MixedRewardWrapper`` must
@@ -159,6 +163,8 @@ class EnvReward:
             raise ValueError("envs is empty: give the env to score completions in")
         self.pool = EnvPool(envs, concurrency)
         self.envs = self.pool.envs
+        # Pooled rewards apply no inverse-variance weight: claimed, the mixer then reports none.
+        self.mixer = receive_mixer(self.envs, None)
         self.__name__ = name
         self.calls = 0
         self._checked = False
@@ -223,23 +229,26 @@ class EnvReward:
 
 class WeightedAdvantageReward(EnvReward):
     """TRL reward function for WMRL under a ``MixedRewardWrapper``: returns the inverse-variance
-    weighted advantages ``c_T · (r - group mean)`` (``c_T`` as in :mod:`wmrl_envs.mixing.denoise`,
-    ``T`` anchor or world-model group). Needs ``GRPOConfig(scale_rewards="none")`` (module docstring).
+    weighted advantages ``c_T · (r - group mean)`` the mixer gives (``c_T`` as in
+    :mod:`wmrl_envs.mixing.denoise`, ``T`` anchor or world-model group; the mixer's
+    ``MixingConfig`` decides ``weighting``, ``ema``, ``normalize`` and ``eps``). Needs
+    ``GRPOConfig(scale_rewards="none")`` (module docstring).
 
     On a plain env every group is real, ``c = 1``: Dr. GRPO advantages.
 
     Args:
         envs, name, concurrency: as :class:`EnvReward`.
-        weighting: ``"energy"`` (inverse variance) or ``"pooled"`` (the no-denoising ablation).
-        ema: smoothing of the per-type variance estimates across batches.
+        mixer: the ``MixingState`` the wrappers of ``envs`` feed (default: found in their stacks).
+        weighting, ema: the mixer's ``MixingConfig`` fields; None here, or the same values.
     """
 
     returns_advantages = True
 
     def __init__(self, envs: gym.Env | Sequence[gym.Env], name: str = "wmrl_weighted_advantage",
-                 weighting: str = "energy", ema: float = 0.9, concurrency: int | None = None) -> None:
+                 weighting: str | None = None, ema: float | None = None, concurrency: int | None = None,
+                 mixer: MixingState | None = None) -> None:
         super().__init__(envs, name, concurrency)
-        self.weighter = InverseVarianceWeights(ema=ema, weighting=weighting)
+        self.mixer = receive_mixer(self.envs, mixer, weighting=weighting, ema=ema)
 
     def rewards(self, episodes: Sequence[Episode], keys: Sequence[str], log_metric: Any) -> list[float]:
         order = list(dict.fromkeys(keys))
@@ -247,8 +256,8 @@ class WeightedAdvantageReward(EnvReward):
         if any(b != list(range(b[0], b[0] + len(b))) for b in blocks):
             raise ValueError("completions of one group are not adjacent: give each dataset row its own group value")
         groups = [[episodes[i] for i in b] for b in blocks]
-        advantages, w = mix_advantages(groups, self.weighter)
-        if log_metric is not None and any(e.anchor is not None for e in episodes):
+        advantages, w = mix_advantages(groups, self.mixer)
+        if log_metric is not None and w is not None and any(e.anchor is not None for e in episodes):
             log_metric("denoise/w_anchor", w.w_anchor)
             log_metric("denoise/w_wm", w.w_wm)
         return np.concatenate(advantages).tolist()

@@ -287,6 +287,8 @@ _REAL_SCORES = ("auto", "success", "return")
 class MixedRewardWrapper(_PredictingWrapper):
     """WMRL per episode: anchor groups run for real *and* through the world model; the anchor pairs
     train an online isotonic map; every other episode is paid the debiased prediction and never runs.
+    The wrapper tags episodes and feeds them to the mixer, its ``state`` (a
+    :class:`~wmrl_envs.mixing.state.MixingState`), which a trainer receives to ask for advantages.
 
     Groups come from ``reset(options={"group": key})`` (the env's ``info["group"]``); whole groups are
     anchors or not. An episode reset without a group key (SB3's automatic resets, any group-less
@@ -318,10 +320,12 @@ class MixedRewardWrapper(_PredictingWrapper):
     ``"world_model"``, or what the fallback of a failed prediction says), ``cost`` (simulated envs:
     one simulator step and its seconds unless the env reports its own) and ``mixing``: ``anchor``,
     ``group``, ``wm_raw``, ``wm_debiased``, ``weight`` (the inverse-variance multiplier of the
-    episode's type estimated on completed groups of two or more episodes; None before any, always
-    None for envs without groups), ``residual`` (an anchor pair's ``real - f(wm_raw)`` with the map
-    before the pair, else None) and ``calibrated`` (whether the debiasing map is active): trainers
-    pass the last two to :func:`~wmrl_envs.mixing.weighted_advantages`. At an episode's end it also
+    episode's type the mixer last applied: to a trainer's last batch when a trainer asks it for
+    advantages, else to the last completed group of two or more episodes; None before any, always
+    None for group-less episodes without ``group_size`` and no trainer), ``residual`` (an anchor
+    pair's ``real - f(wm_raw)`` with the map before the pair, else None) and ``calibrated``
+    (whether the debiasing map is active): trainers pass the last two back to the mixer,
+    :meth:`~wmrl_envs.mixing.state.MixingState.advantages`. At an episode's end it also
     has ``monitor``: the exploitation monitor's ``alarm``, ``calibrated``, recent ``calib_error``,
     ``overrating`` and ``spearman``, its ``pairs`` and the current ``anchor_rate``
     (``mixing/monitor.py``; the full report is ``stats()["monitor"]``). ``config=MixingConfig(
@@ -338,8 +342,8 @@ class MixedRewardWrapper(_PredictingWrapper):
             Wrappers of one process with the same ``state_path`` share one state; processes share
             the pair log (``mixing/state.py``).
         wm_horizon: for simulated envs, steps a non-anchor episode runs.
-        state: a ``MixingState`` shared with other wrappers (then ``config`` and the arguments
-            that configure the state are ignored).
+        state: the mixer, a ``MixingState`` shared with other wrappers and given to the trainer
+            (then ``config`` and the arguments that configure the state are ignored).
         real_score: how an anchor episode of a simulated env is scored (see above).
         return_range: ``(lo, hi)`` of episode returns mapped to [0, 1] for return-based scores.
         on_wm_failure: ``"static"``, ``"execute"`` or ``"raise"``: what replaces a failed prediction
@@ -550,7 +554,7 @@ class MixedRewardWrapper(_PredictingWrapper):
             "wm_debiased": None if wm_score is None else self.state.transform(wm_score),
             "weight": self.state.weight(self._anchor),
             "residual": residual,
-            "calibrated": self.state.debias and self.debiaser.active,
+            "calibrated": self.state.calibrated,
         }
         if terminated or truncated:
             info["mixing"]["monitor"] = self.state.monitor_summary()

@@ -27,11 +27,14 @@ def test_anchor_rewards_are_real_and_others_debiased():
     results = _run(m, _batches(10))
     last = results[-1]
     keys, s, y = list(_batches(10))[-1]
+    after = np.flatnonzero(last.is_anchor).max()  # groups after the batch's last anchor group see its pairs
     for k in range(len(s)):
         if last.is_anchor[k]:
             np.testing.assert_array_equal(last.rewards[k], y[k])
         else:
-            np.testing.assert_allclose(last.rewards[k], m.debiaser.transform(s[k]))
+            np.testing.assert_array_equal(last.rewards[k], last.debiased[k])  # f(s) at the member's turn
+            if k > after:
+                np.testing.assert_allclose(last.rewards[k], m.debiaser.transform(s[k]))
     assert last.stats["calib_active"] and m.totals["anchor_groups"] == 20
     assert last.stats["realized_rate"] == 0.25
     assert m.totals["executions_saved"] == 60 * 4

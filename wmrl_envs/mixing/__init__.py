@@ -1,4 +1,7 @@
-"""WMRL's method, numpy + scikit-learn only: anchors, Online Debiasing, Inverse-Variance Denoising."""
+"""WMRL's method, numpy + scikit-learn only: anchors, Online Debiasing, Inverse-Variance Denoising.
+
+The mixer is :class:`MixingState` (wrappers feed it, trainers ask it for advantages);
+:class:`RewardMixer` is its batch face."""
 
 from .anchors import AnchorSampler
 from .config import MixingConfig
@@ -9,6 +12,7 @@ from .isotonic import pav_fit, sklearn_fit
 from .mixer import MixResult, RewardMixer
 from .monitor import ExploitationMonitor
 from .regions import RegionShrinkage
+from .state import MixingState
 
 __all__ = [
     "AnchorRateController",
@@ -17,6 +21,7 @@ __all__ = [
     "ExploitationMonitor",
     "MixResult",
     "MixingConfig",
+    "MixingState",
     "OnlineDebiaser",
     "RegionShrinkage",
     "RewardMixer",

@@ -1,22 +1,28 @@
-"""RewardMixer: one batch of GRPO groups in; rewards, weighted advantages and statistics out.
+"""RewardMixer: the batch face of the mixer (:class:`~wmrl_envs.mixing.state.MixingState`): one
+batch of GRPO groups in; rewards, weighted advantages and statistics out.
 
-Per batch (see ``notes/rl-and-llm.md`` §4):
+It holds one ``MixingState`` and feeds it the batch exactly as ``MixedRewardWrapper`` feeds it
+episodes, member by member in input order, so the same batch gives the same advantages through
+either path (``tests/mixing/test_one_mixer.py``). Per batch (see ``notes/rl-and-llm.md`` §4):
   1. anchor groups carry real scores ``y`` as well as world-model scores ``s``;
   2. diagnostics on anchors use the map ``f`` as it was *before* this batch (out of sample);
-  3. the anchor pairs ``(s, y)`` are added to the debiaser and ``f`` is refitted;
-  4. rewards: ``y`` for anchor groups, ``f(s)`` for world-model groups;
+  3. each anchor member's pair ``(s, y)`` is added to the debiaser (``f`` refitted) after its
+     residual ``y - f(s)`` is taken with the map before the pair, as the wrapper does;
+  4. rewards: ``y`` for anchor groups, ``f(s)`` for world-model members with the map at their
+     turn (pairs of earlier groups of the batch included);
   4b. with ``shrink_overrated``, world-model rewards in overrated score bands are shrunk
      (``regions.py``); the anchor pairs also feed the exploitation monitor, whose verdict is in
      ``stats["monitor"]`` and, with ``adaptive``, moves the anchor rate (``controller.py``);
-  5-6. :func:`~wmrl_envs.mixing.denoise.weighted_advantages`: ``r - group mean``, inverse-variance
-     weights from the anchors' real energy and the world model's out-of-sample residual, applied
-     as multipliers ``c_T``.
+  5-6. :meth:`MixingState.advantages`: ``r - group mean``, inverse-variance weights from the
+     anchors' real energy and the world model's out-of-sample residual, applied as multipliers
+     ``c_T``.
 Pass the advantages to TRL with ``scale_rewards="none"``: its group mean is then 0 and its
-advantage equals ours.
+advantage equals ours. ``state_dict`` is the ``MixingState`` snapshot format.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -24,11 +30,9 @@ import numpy as np
 from scipy import stats as sps
 
 from ._validate import Floats, finite_1d
-from .anchors import AnchorSampler
 from .config import MixingConfig
-from .debias import OnlineDebiaser
-from .denoise import InverseVarianceWeights, Weights, weighted_advantages
-from .guard import build_guard
+from .denoise import Weights
+from .state import MixingState
 
 
 @dataclass
@@ -54,20 +58,32 @@ def _corr(fn, a: np.ndarray, b: np.ndarray) -> float | None:
 
 
 class RewardMixer:
-    """WMRL's reward mixing for batches of GRPO groups.
+    """WMRL's reward mixing for batches of GRPO groups: a thin face of one :class:`MixingState`.
 
     Args:
         config: a :class:`MixingConfig` (defaults if None).
+        state_path: where the state lives (``MixingState``'s snapshot and pair log), or None.
         **overrides: any ``MixingConfig`` field (``RewardMixer(anchor_rate=0.2, weighting="pooled")``).
     """
 
-    def __init__(self, config: MixingConfig | float | None = None, **overrides) -> None:
-        self.config = c = MixingConfig.make(config, **overrides)
-        self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
-        self.debiaser = OnlineDebiaser(c.window, c.min_pairs)
-        self.weighter = InverseVarianceWeights(c.ema, c.weighting)
-        self.monitor, self.controller, self.shrinkage = build_guard(c)
-        self.totals = {"groups": 0, "anchor_groups": 0, "real_executions": 0, "executions_saved": 0}
+    def __init__(self, config: MixingConfig | float | None = None, state_path: str | os.PathLike | None = None,
+                 **overrides) -> None:
+        self.state = MixingState(config, state_path=state_path, **overrides).claim_weights()
+
+    # the parts, all the state's
+    config = property(lambda self: self.state.config)
+    sampler = property(lambda self: self.state.sampler)
+    debiaser = property(lambda self: self.state.debiaser)
+    weighter = property(lambda self: self.state.weighter)
+    monitor = property(lambda self: self.state.monitor)
+    controller = property(lambda self: self.state.controller)
+    shrinkage = property(lambda self: self.state.shrinkage)
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Groups, anchor groups, real executions and executions saved over every batch."""
+        c = self.state.counts
+        return {k: int(c.get(f"batch_{k}", 0)) for k in _TOTALS}
 
     def select(self, keys: Sequence[str], step: int | None = None) -> np.ndarray:
         """Which of these groups are anchors (execute them for real before calling ``mix``)."""
@@ -83,7 +99,7 @@ class RewardMixer:
         wm_scores: Sequence[Sequence[float]],
         real_scores: Sequence[Sequence[float] | None],
     ) -> MixResult:
-        """Mix one batch.
+        """Mix one batch (module docstring).
 
         Args:
             wm_scores: per group, the world-model score of every member (anchors included).
@@ -95,26 +111,29 @@ class RewardMixer:
         y_anchor = np.concatenate([y for y in y_groups if y is not None] or [np.empty(0)])
 
         stats = self._diagnostics(s_anchor, y_anchor)  # with the map before this batch
-        residuals = [None if y is None else y - self.transform(s) for s, y in zip(s_groups, y_groups)]
-        calibrated = self.debiaser.active and self.config.debias
-        for s, f, y in zip(s_anchor, self.transform(s_anchor), y_anchor):
-            self.monitor.update(s, f, y)
-        if y_anchor.size:
-            self.debiaser.update(s_anchor, y_anchor)
-        debiased = [self._shrunk(self.transform(s)) for s in s_groups]
-        rewards = [y if y is not None else d for y, d in zip(y_groups, debiased)]
-        c = self.config
-        advantages, weights = weighted_advantages(
-            rewards, is_anchor, self.weighter, residuals, calibrated, c.normalize, c.eps
-        )
-
+        st = self.state
+        batch = st.counts.get("batch_batches", 0)
+        rewards, debiased, residuals, calibrated = [], [], [], []
+        for k, (s, y) in enumerate(zip(s_groups, y_groups)):
+            key = f"batch{batch}-g{k}"
+            r, d, res, cal = [], [], [], []
+            for i, s_i in enumerate(s.tolist()):  # as the wrapper: begin, pay, end (pair in), per member
+                st.begin_episode(key, len(s), anchor=y is not None)
+                d.append(st.transform(s_i))
+                r.append(d[-1] if y is None else float(y[i]))
+                res.append(st.end_episode(key, r[-1], s_i, None if y is None else r[-1], episode=str(i)))
+                cal.append(st.calibrated)
+            rewards.append(np.array(r) if y is None else y)
+            debiased.append(np.array(d))
+            residuals.append(res)
+            calibrated.append(cal)
         n_real = int(y_anchor.size)
         n_saved = int(sum(len(s) for s, a in zip(s_groups, is_anchor) if not a))
+        with st.lock:
+            for name, n in zip(("batches", *_TOTALS), (1, len(s_groups), int(is_anchor.sum()), n_real, n_saved)):
+                st.counts[f"batch_{name}"] = st.counts.get(f"batch_{name}", 0) + n
+        advantages, weights = st.advantages(rewards, is_anchor.tolist(), residuals, calibrated)  # saves
         t = self.totals
-        t["groups"] += len(s_groups)
-        t["anchor_groups"] += int(is_anchor.sum())
-        t["real_executions"] += n_real
-        t["executions_saved"] += n_saved
         stats.update(
             groups=len(s_groups),
             anchor_groups=int(is_anchor.sum()),
@@ -124,7 +143,7 @@ class RewardMixer:
             total_real_executions=t["real_executions"],
             total_executions_saved=t["executions_saved"],
             calib_pairs=self.debiaser.n_pairs,
-            calib_active=self.debiaser.active and self.config.debias,
+            calib_active=st.calibrated,
             calib_knots=0 if self.debiaser.knots is None else len(self.debiaser.knots[0]),
             reward_real_mean=float(y_anchor.mean()) if n_real else None,
             reward_wm_debiased_mean=(
@@ -141,25 +160,12 @@ class RewardMixer:
             E_W=weights.energy_wm,
             D_W=weights.residual_wm,
             w_floored=weights.floored,
+            anchor_rate=self.sampler.rate,
+            monitor=self.monitor.report(),
         )
-        self._adapt(len(s_groups), stats)
-        return MixResult(rewards, advantages, debiased, is_anchor, weights, stats)
-
-    def _shrunk(self, f: np.ndarray) -> np.ndarray:
-        """Debiased scores with overrated bands shrunk (``shrink_overrated``; ``regions.py``)."""
-        if self.shrinkage is None:
-            return f
-        bands = self.shrinkage.overrated(self.monitor.recent)
-        return np.array([self.shrinkage.adjust(float(v), bands) for v in f])
-
-    def _adapt(self, groups: int, stats: dict) -> None:
-        """The monitor's verdict into the stats, and into the anchor rate when ``adaptive``."""
-        report = self.monitor.report()
-        if self.controller is not None:
-            self.sampler.rate = self.controller.groups_completed(groups, report)
-        stats.update(anchor_rate=self.sampler.rate, monitor=report)
         if self.shrinkage is not None:
-            stats["overrated_bands"] = self.shrinkage.overrated(self.monitor.recent)
+            stats["overrated_bands"] = st.overrated_bands()
+        return MixResult(rewards, advantages, debiased, is_anchor, weights, stats)
 
     def _diagnostics(self, s: np.ndarray, y: np.ndarray) -> dict:
         if not y.size:
@@ -198,24 +204,18 @@ class RewardMixer:
         return s_groups, y_groups
 
     def state_dict(self) -> dict:
-        return {
-            "config": self.config.to_dict(),
-            "sampler": self.sampler.state_dict(),
-            "debiaser": self.debiaser.state_dict(),
-            "weighter": self.weighter.state_dict(),
-            "totals": dict(self.totals),
-            "monitor": self.monitor.state_dict(),
-            "controller": None if self.controller is None else self.controller.state_dict(),
-        }
+        """The ``MixingState`` snapshot (one format for the batch API and the wrappers)."""
+        return self.state.state_dict()
 
     def load_state_dict(self, state: dict) -> None:
-        self.config = MixingConfig(**state["config"])
-        self.sampler.load_state_dict(state["sampler"])
-        self.debiaser.load_state_dict(state["debiaser"])
-        self.weighter.load_state_dict(state["weighter"])
-        self.totals = dict(state["totals"])
-        self.monitor, self.controller, self.shrinkage = build_guard(self.config)
-        if state.get("monitor") is not None:
-            self.monitor.load_state_dict(state["monitor"])
-        if self.controller is not None and state.get("controller") is not None:
-            self.controller.load_state_dict(state["controller"])
+        """Restore a snapshot (its configuration included); one written by the old ``RewardMixer``
+        (``totals`` and no ``anchor_of``) is read too."""
+        if "anchor_of" not in state:  # the old RewardMixer format
+            totals = state.get("totals") or {}
+            state = {**state, "anchor_of": {},
+                     "counts": {f"batch_{k}": int(totals.get(k, 0)) for k in _TOTALS}}
+        self.state = MixingState(MixingConfig(**state["config"])).claim_weights()
+        self.state.load_state_dict(state, with_pairs=True)
+
+
+_TOTALS = ("groups", "anchor_groups", "real_executions", "executions_saved")

@@ -1,4 +1,19 @@
-"""The mixing state behind every ``MixedRewardWrapper``: anchors, debiaser, weights, counts.
+"""The mixer: WMRL's one object that owns the anchor sampler, the debiaser, the only weighter,
+the reward-hacking guard and their persistence (one snapshot format, one pair log).
+
+``MixedRewardWrapper`` tags episodes (``begin_episode``: anchor or not; ``end_episode``: the
+reward paid, the anchor pair) and feeds them to it; the trainers (``GRPOTrainer``, TRL's
+``WeightedAdvantageReward``) receive it and ask it for the advantages of their complete groups
+(:meth:`MixingState.advantages`); ``RewardMixer`` is its batch face. The weights come from one
+:class:`~wmrl_envs.mixing.denoise.InverseVarianceWeights` built from the ``MixingConfig``
+(``ema``, ``weighting``), the advantages from the config's ``normalize`` and ``eps``:
+
+- a trainer that asks for advantages (``claim_weights``, which the trainers call) is the only
+  one that moves the weights: completed groups are then only counted, and ``weight()`` /
+  ``info["mixing"]["weight"]`` is the multiplier of the last batch the trainer applied;
+- without one (SB3 and other group-less loops, ``MixedRewardWrapper(group_size=G)``) each
+  completed group of two or more episodes is weighted as it completes, and ``weight()`` is the
+  multiplier that group got: the one a loop reading ``info["mixing"]["weight"]`` applies.
 
 One state serves many env copies and many processes:
 
@@ -52,11 +67,13 @@ import socket
 import tempfile
 import threading
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from ._validate import Floats
 from .anchors import AnchorSampler
 from .config import MixingConfig
 from .debias import OnlineDebiaser
@@ -137,9 +154,11 @@ _shared_lock = threading.Lock()
 
 
 class MixingState:
-    """Anchor decisions, the debiaser, the weight estimates and counts of one WMRL run.
+    """The mixer of one WMRL run: anchor decisions, the debiaser, the weights, the guard and counts.
 
-    Thread-safe, so env copies stepped from a thread pool can share one.
+    Thread-safe, so env copies stepped from a thread pool can share one. Trainers ask it for
+    advantages (:meth:`advantages`); wrappers feed it episodes (:meth:`begin_episode`,
+    :meth:`end_episode`).
 
     Args:
         config: a :class:`MixingConfig` (defaults if None).
@@ -163,7 +182,8 @@ class MixingState:
         self.open_groups: dict[str, list[_Member]] = {}
         self.repeats: dict[str, int] = {}  # pairs named so far per (group, episode identity), this process
         self.group_sizes: dict[str, int] = {}  # open groups that complete at their G-th episode
-        self.weights: Weights | None = None
+        self.weights: Weights | None = None  # the last weights computed: those applied (module docstring)
+        self.claimed = False  # a trainer asks for advantages: only its batches move the weights
         self.counts = _zero_counts()
         self.writer = _writer_id()
         self.replaces: str | None = None  # the finished writer whose counts this process took over
@@ -224,18 +244,73 @@ class MixingState:
                 raise ValueError(f"{state_path} is already used in this process by a MixingState with {state.config}")
             return state
 
-    def begin_episode(self, key: str, group_size: int | None = None) -> bool:
+    @property
+    def calibrated(self) -> bool:
+        """Whether world-model scores go through an active debiasing map now."""
+        return self.debias and self.debiaser.active
+
+    def claim_weights(self) -> MixingState:
+        """A trainer applies this mixer's advantages (:meth:`advantages`): from now on only its
+        batches move the weights, and completed groups are only counted (module docstring)."""
+        with self.lock:
+            self.claimed = True
+        return self
+
+    def advantages(
+        self,
+        rewards: Sequence[Floats],
+        anchors: Sequence[bool | None],
+        residuals: Sequence[Sequence[float | None]] | None = None,
+        calibrated: Sequence[Sequence[bool]] | None = None,
+    ) -> tuple[list[np.ndarray], Weights]:
+        """Weighted advantages of one batch of complete groups: the one path every trainer takes.
+
+        Args:
+            rewards: per group, its members' rewards (real for anchors, else the debiased score).
+            anchors: per group, whether it is an anchor group (None: no mixing, a real reward).
+            residuals: per group, each member's ``info["mixing"]["residual"]`` (None without a pair).
+            calibrated: per group, each member's ``info["mixing"]["calibrated"]``; the residuals
+                count as calibrated when every member with one says so.
+
+        Centred per group (÷ group std + ``eps`` with ``normalize="group"``), multiplied by the
+        inverse-variance multiplier of the group's type (:func:`weighted_advantages`); the weights
+        become :attr:`weights`, what ``weight()`` and ``info["mixing"]["weight"]`` report.
+        """
+        residuals = residuals if residuals is not None else [[None] * len(g) for g in rewards]
+        calibrated = calibrated if calibrated is not None else [[False] * len(g) for g in rewards]
+        if not len(rewards) == len(anchors) == len(residuals) == len(calibrated):
+            raise ValueError(f"rewards, anchors, residuals and calibrated differ in length: {len(rewards)}, "
+                             f"{len(anchors)}, {len(residuals)}, {len(calibrated)} groups")
+        measured = [c for rs, cs in zip(residuals, calibrated) for r, c in zip(rs, cs) if r is not None]
+        c = self.config
+        with self.lock:
+            advantages, self.weights = weighted_advantages(
+                rewards,
+                [a is not False for a in anchors],
+                self.weighter,
+                [[r for r in rs if r is not None] or None for rs in residuals],
+                calibrated=bool(measured) and all(measured),
+                normalize=c.normalize,
+                eps=c.eps,
+            )
+            self.save()
+            return advantages, self.weights
+
+    def begin_episode(self, key: str, group_size: int | None = None, anchor: bool | None = None) -> bool:
         """Count an episode of group ``key``; is it an anchor? A new key completes the open groups
-        (except those begun with a ``group_size`` and not yet full): they go into the weights and
-        the rate controller, and the state is saved before the key. With ``group_size`` the
-        group completes at its ``group_size``-th finished episode."""
+        (except those begun with a ``group_size`` and not yet full): they go into the weights (unless
+        a trainer claimed them) and the rate controller, and the state is saved before the key. With
+        ``group_size`` the group completes at its ``group_size``-th finished episode. ``anchor``
+        decides a new key's anchor status instead of the sampler (the batch API: its caller chose)."""
         with self.lock:
             if group_size is not None:
                 self.group_sizes[key] = int(group_size)
             if key not in self.anchor_of:
                 self._adapt(self._close_groups(keep=key))
                 self.save()
-                if self.sampler.mode == "hash":
+                if anchor is not None:
+                    self.anchor_of[key] = bool(anchor)
+                elif self.sampler.mode == "hash":
                     self.anchor_of[key] = self.sampler.is_anchor(key)
                 else:
                     self.anchor_of[key] = bool(self.sampler.select([key])[0])
@@ -258,11 +333,12 @@ class MixingState:
         return self._fold(done)
 
     def _fold(self, done: dict[str, list[_Member]]) -> int:
-        """Complete groups ``done``: their rewards and residuals update the weights."""
+        """Complete groups ``done``: counted; their rewards and residuals update the weights unless
+        a trainer claimed them (it asks for its batches' advantages instead)."""
         for k in done:
             self.group_sizes.pop(k, None)
         self.counts["groups_completed"] = self.counts.get("groups_completed", 0) + len(done)
-        if not any(len(m) > 1 for m in done.values()):
+        if self.claimed or not any(len(m) > 1 for m in done.values()):
             return len(done)
         residuals = [[x.residual for x in m if x.residual is not None] or None for m in done.values()]
         measured = [x for m in done.values() for x in m if x.residual is not None]
@@ -317,7 +393,7 @@ class MixingState:
         episode has the same pair id (module docstring)."""
         with self.lock:
             residual = None
-            calibrated = self.debias and self.debiaser.active
+            calibrated = self.calibrated
             if real is not None and wm_score is not None:
                 self._ingest()
                 f_s = self._debiased(float(wm_score))  # the map's value, unshrunk: what the monitor judges
@@ -347,8 +423,9 @@ class MixingState:
             return 0.5 if hi <= lo else float(np.clip((episode_return - lo) / (hi - lo), 0.0, 1.0))
 
     def weight(self, anchor: bool) -> float | None:
-        """The current inverse-variance advantage multiplier of anchor or world-model episodes
-        (None until a group of two or more episodes of each kind has completed)."""
+        """The inverse-variance advantage multiplier of anchor or world-model episodes last applied:
+        of the trainer's last batch, or (no trainer) of the last completed group of two or more
+        episodes; None before any."""
         w = self.weights
         return None if w is None else (w.c_anchor if anchor else w.c_wm)
 
@@ -366,7 +443,7 @@ class MixingState:
                 "realized_rate": n_anchor / max(1, n_groups),
                 "anchor_rate": self.sampler.rate,
                 "calib_pairs": self.debiaser.n_pairs,
-                "calib_active": self.debiaser.active and self.debias,
+                "calib_active": self.calibrated,
                 "calib_reason": self.debiaser.reason if self.debias else "off (no-debiasing ablation)",
                 **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm,
                                          "D_W": w.residual_wm, "w_floored": w.floored}),

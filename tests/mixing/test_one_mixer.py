@@ -1,0 +1,214 @@
+"""One mixer: the wrapper+trainer path and the batch API (``RewardMixer``) are one object and give
+the same advantages; the weight reported is the weight applied; every ``MixingConfig`` field that
+shapes advantages takes effect; a mixed run resumed from disk continues exactly."""
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from wmrl_agents.grpo import GRPOTrainer, find_mixer
+from wmrl_envs.mixing import MixingConfig, RewardMixer
+from wmrl_envs.mixing.state import MixingState
+from wmrl_envs.world_models.base import Prediction
+from wmrl_envs.wrappers import MixedRewardWrapper
+
+ACTIONS = [f"program-{k}" for k in range(12)]
+
+
+def real_score(action: str) -> float:
+    return (int(action.rsplit("-", 1)[1]) * 7 % 12) / 11
+
+
+def wm_score(action: str) -> float:
+    """A biased, noisy but deterministic world model."""
+    y = real_score(action)
+    return float(np.clip(0.15 + 0.6 * y + 0.2 * np.sin(7.0 * len(action) + 3.0 * y), 0.0, 1.0))
+
+
+class ProgramEnv(gym.Env):
+    """Single-turn text env: the real reward of a program is ``real_score``; counts executions."""
+
+    def __init__(self):
+        self.observation_space = spaces.Text(100, min_length=0)
+        self.action_space = spaces.Text(100, min_length=0)
+        self.executions = 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        options = options or {}
+        return "task", {"task_id": options.get("task_id"), "group": options.get("group"),
+                        "wm_context": {"task_id": options.get("task_id"), "max_turns": 1}}
+
+    def step(self, action):
+        self.executions += 1
+        s = real_score(action)
+        return "done", s, True, False, {"reward_source": "real", "score": s, "status": "ok"}
+
+
+class WM:
+    def predict(self, context, action):
+        return Prediction(score=wm_score(action), cost_s=0.0)
+
+
+class Recorder:
+    """A fixed random policy that records what it was trained on."""
+
+    def __init__(self):
+        self.updates: list[tuple[list[str], np.ndarray]] = []
+
+    def sample(self, obs, info, rng):
+        action = ACTIONS[int(rng.integers(len(ACTIONS)))]
+        return action, action
+
+    def update(self, records, advantages):
+        self.updates.append(([r[0] for r in records], np.asarray(advantages, dtype=np.float64)))
+        return {}
+
+    def state_dict(self):
+        return {"updates": len(self.updates)}
+
+    def load_state_dict(self, state):
+        pass
+
+
+def trainer_path(config: MixingConfig, updates: int = 8, **kw):
+    mixer = MixingState(config)
+    env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
+    policy = Recorder()
+    trainer = GRPOTrainer(env, policy, ["t0", "t1"], group_size=4, groups_per_update=4, progress=False,
+                          concurrency=1, mixer=mixer, **kw)
+    history = trainer.train(updates)
+    return policy.updates, history, mixer
+
+
+CONFIGS = {
+    "energy": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1),
+    "pooled": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, weighting="pooled"),
+    "group-normalized": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, normalize="group", eps=0.3, ema=0.5),
+    "no-debias": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, debias=False),
+    "guard": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, adaptive=True, shrink_overrated=True, min_rate=0.1,
+                          adapt_every=2, monitor_recent=8, monitor_reference=8, monitor_min_pairs=4, shrink_bands=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_the_same_batches_give_identical_advantages_through_the_wrapper_and_the_batch_api(name):
+    config = CONFIGS[name]
+    updates, _, state = trainer_path(config)
+    mixer = RewardMixer(config)
+    anchors = [k for k, a in state.anchor_of.items() if a]
+    assert anchors and len(anchors) < len(state.anchor_of)  # both kinds of groups
+    for u, (actions, applied) in enumerate(updates):
+        groups = [actions[i:i + 4] for i in range(0, 16, 4)]
+        anchor = [state.anchor_of[f"s0-u{u}-g{k}"] for k in range(4)]
+        result = mixer.mix([[wm_score(a) for a in g] for g in groups],
+                           [[real_score(a) for a in g] if a else None for g, a in zip(groups, anchor)])
+        np.testing.assert_array_equal(result.flat("advantages"), applied, err_msg=f"update {u}")
+    assert mixer.debiaser.state_dict() == state.debiaser.state_dict()
+    assert mixer.weighter.state_dict() == state.weighter.state_dict()
+
+
+def test_the_weight_reported_is_the_weight_applied():
+    config = CONFIGS["energy"]
+    mixer = MixingState(config)
+    env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
+    policy = Recorder()
+    trainer = GRPOTrainer(env, policy, ["t0"], group_size=4, groups_per_update=4, progress=False, concurrency=1)
+    assert trainer.mixer is mixer and mixer.claimed  # found in the wrapper stack and claimed
+    for _ in range(6):
+        metrics = trainer.step()
+        _, applied = policy.updates[-1]
+        w = mixer.weights
+        assert metrics["denoise/w_anchor"] == w.w_anchor and metrics["denoise/w_wm"] == w.w_wm
+        # the episodes after the batch report the multiplier the batch got
+        env.reset(seed=0, options={"task_id": "t0", "group": f"probe-{trainer.update_idx}"})
+        _, _, _, _, info = env.step(ACTIONS[0])
+        assert info["mixing"]["weight"] == (w.c_anchor if info["mixing"]["anchor"] else w.c_wm)
+    assert mixer.stats()["w_A"] == mixer.weights.w_anchor
+
+
+def test_every_mixing_config_field_that_shapes_advantages_takes_effect():
+    base = trainer_path(CONFIGS["energy"])[0]
+    for change in ({"ema": 0.2}, {"weighting": "pooled"}, {"normalize": "group"}):
+        other = trainer_path(MixingConfig(**{**CONFIGS["energy"].to_dict(), **change}))[0]
+        assert any(not np.array_equal(a, b) for (_, a), (_, b) in zip(base, other)), change
+    group = trainer_path(CONFIGS["group-normalized"])[0]
+    wider = trainer_path(MixingConfig(**{**CONFIGS["group-normalized"].to_dict(), "eps": 3.0}))[0]
+    assert any(not np.array_equal(a, b) for (_, a), (_, b) in zip(group, wider))
+
+
+@pytest.mark.parametrize("field, value", [("weighting", "pooled"), ("normalize", "group")])
+def test_a_trainer_setting_that_contradicts_the_mixer_names_the_field_and_the_fix(field, value):
+    env = MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["energy"]))
+    with pytest.raises(ValueError, match=rf"{field}='{value}' contradicts the mixer's MixingConfig.{field}=.*"
+                                         rf"set MixingConfig\({field}='{value}'\) or leave {field} out"):
+        GRPOTrainer(env, Recorder(), ["t0"], progress=False, **{field: value})
+    same = GRPOTrainer(env, Recorder(), ["t0"], progress=False, weighting="energy", normalize="none")
+    assert same.mixer is env.state
+
+
+def test_a_trainer_refuses_a_mixer_its_envs_do_not_feed_and_copies_feeding_two():
+    env = MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["energy"]))
+    with pytest.raises(ValueError, match="mixer= is not the MixingState the envs' MixedRewardWrapper feed"):
+        GRPOTrainer(env, Recorder(), ["t0"], progress=False, mixer=MixingState(CONFIGS["energy"]))
+    two = [MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["energy"])) for _ in range(2)]
+    with pytest.raises(ValueError, match="feed 2 different mixers"):
+        find_mixer(two)
+    assert find_mixer(ProgramEnv()) is None
+
+
+def test_a_mixed_run_resumed_from_disk_continues_exactly(tmp_path):
+    def run(name, updates):
+        mixer = MixingState(CONFIGS["guard"], state_path=tmp_path / name / "mixing.json")
+        env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
+        policy = Recorder()
+        GRPOTrainer(env, policy, ["t0", "t1"], group_size=4, groups_per_update=4, progress=False, concurrency=1,
+                    log_dir=tmp_path / name / "log", mixer=mixer).train(updates)
+        return policy.updates, mixer
+
+    straight, whole = run("a", 8)
+    first, _ = run("b", 3)
+    rest, resumed = run("b", 8)  # a new process: the mixer's snapshot and the checkpoint from disk
+    assert len(first) == 3 and len(rest) == 5
+    for (_, a), (_, b) in zip(straight, first + rest):
+        np.testing.assert_array_equal(a, b)
+    assert resumed.weighter.state_dict() == whole.weighter.state_dict()
+    assert resumed.debiaser.state_dict() == whole.debiaser.state_dict()
+    saved = json.loads((tmp_path / "b" / "log" / "checkpoint.json").read_text())
+    assert "weighter" not in saved and saved["mixing"][0]["weighter"] == whole.weighter.state_dict()
+
+
+def test_a_checkpoint_with_the_trainers_own_weighter_resumes_with_it(tmp_path):
+    """Checkpoints written before the one mixer held the applied weighter at the top level."""
+    mixer = MixingState(CONFIGS["energy"])
+    env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
+    trainer = GRPOTrainer(env, Recorder(), ["t0"], progress=False, concurrency=1)
+    trainer.train(3)
+    state = trainer.state_dict()
+    applied = mixer.weighter.state_dict()
+    state["mixing"][0]["weighter"] = {"ema": 0.9, "weighting": "energy", "energy": {"anchor": 9.0, "wm": 9.0,
+                                                                                   "residual": 9.0}}
+    state["weighter"] = applied
+    again = MixingState(CONFIGS["energy"])
+    resumed = GRPOTrainer(MixedRewardWrapper(ProgramEnv(), WM(), state=again), Recorder(), ["t0"], progress=False)
+    resumed.load_state_dict(json.loads(json.dumps(state)))
+    assert again.weighter.state_dict() == applied
+
+
+def test_the_batch_api_and_the_wrappers_write_one_snapshot_format(tmp_path):
+    mixer = RewardMixer(CONFIGS["energy"], state_path=tmp_path / "batch.json")
+    for t in range(3):
+        keys = [f"{t}-{k}" for k in range(4)]
+        anchors = mixer.select(keys)
+        s = [[wm_score(a) for a in ACTIONS[k:k + 3]] for k in range(4)]
+        y = [[real_score(a) for a in ACTIONS[k:k + 3]] for k in range(4)]
+        mixer.mix(s, [yy if a else None for yy, a in zip(y, anchors)])
+    snapshot = json.loads((tmp_path / "batch.json").read_text())
+    assert set(MixingState(CONFIGS["energy"]).state_dict()) <= set(snapshot)
+    reopened = RewardMixer(CONFIGS["energy"], state_path=tmp_path / "batch.json")  # one format: it loads
+    assert reopened.totals == mixer.totals and reopened.debiaser.n_pairs == mixer.debiaser.n_pairs
+    with pytest.raises(ValueError, match=r"another configuration: weighting='energy' \(this run: 'pooled'\)"):
+        RewardMixer(CONFIGS["pooled"], state_path=tmp_path / "batch.json")
