@@ -10,6 +10,8 @@ Expected numbers are computed here from the answers, not by wmrl.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -133,3 +135,59 @@ def test_the_env_reports_both_numbers(world, tmp_path):
     _, honest, _, info = play(env, COMP, literal_program(answered))
     assert info["paid_score"] == info["score"] and info["blank_predictions"] == 0
     assert reward <= honest
+
+
+SKIPPING = ("drop", "drop_cells", "column_fails")
+
+
+@pytest.fixture(scope="module")
+def skipping(tmp_path_factory):
+    """Every registry competition whose MLE-Dojo class skips (or falls back on) a blank, built by the
+    differential test's builder (sample: 0 in every prediction column)."""
+    from . import dojo_cases as D
+
+    entries = {n: e for n, e in D.gradable().items() if e.nan_predictions in SKIPPING}
+    root = D.build(tmp_path_factory.mktemp("skipping"), entries)
+    tasks = load_tasks(str(root), root=tmp_path_factory.mktemp("cache"))
+    return entries, tasks
+
+
+def _oracle_blanked(noisy: pd.DataFrame, perfect: pd.DataFrame, columns: list[str], k: int) -> pd.DataFrame:
+    """``noisy`` with the ``k`` rows furthest from the answers blanked in every prediction column: the
+    strongest blanking attacker (it knows which of its rows are wrong)."""
+    num = lambda frame, c: pd.to_numeric(frame[c], errors="coerce")  # noqa: E731
+    err = sum((num(noisy, c) - num(perfect, c)).abs().fillna(0) for c in columns)
+    worst = np.argsort(-np.asarray(err, dtype=float), kind="stable")[:k]
+    out = noisy.astype({c: object for c in columns})
+    out.loc[out.index[worst], columns] = np.nan
+    return out
+
+
+def test_no_skipping_competition_pays_a_blank_more_than_the_sample(skipping):
+    """All 23: the paid score of a file whose worst rows are blank is never better than the same file
+    with the sample's value in those cells, nor than the benchmark's score; the benchmark itself is
+    gamed (a better score than answering) on most of them."""
+    from . import dojo_cases as D
+
+    entries, tasks = skipping
+    assert len(entries) == 23 and set(tasks) == set(entries)
+    gamed_before = gamed_after = failed = 0
+    for name, entry in entries.items():
+        task, cols = tasks[name], D.submission_columns(entry)
+        files = D.cases(entry)
+        noisy, perfect = pd.read_csv(io.BytesIO(files["noisy"])), pd.read_csv(io.BytesIO(files["perfect"]))
+        blanked = _oracle_blanked(noisy, perfect, cols, 6)
+        with_sample = blanked.fillna({c: 0 for c in cols})
+        answered = task.grade(_csv(noisy))
+        graded = task.grade_paid(_csv(blanked))
+        better = (lambda a, b: a > b) if task.metric.higher_is_better else (lambda a, b: a < b)
+        assert graded.blanks == 6 * len(cols), name
+        if graded.paid is not None:
+            assert not better(graded.paid, task.grade(_csv(with_sample))), name
+            assert not better(graded.paid, graded.score), name
+            gamed_after += better(graded.paid, answered)
+        failed += graded.paid is None
+        gamed_before += better(graded.score, answered)
+    print(f"blanking the 6 worst of {D.N} rows beats answering them: benchmark score {gamed_before}/23, "
+          f"paid score {gamed_after}/23 ({failed} paid as failures)")
+    assert gamed_after == 0
