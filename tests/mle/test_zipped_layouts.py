@@ -194,3 +194,22 @@ def test_a_program_finds_the_sample_in_data(suite, tmp_path):
     assert info["status"] == "ok", info["feedback"]
     assert "en_sample_submission_2.csv" in obs
     assert info["score"] == loaded.tasks[comp].grade(loaded.tasks[comp].sample_bytes)
+
+
+def test_a_validation_split_leaves_out_the_zips_of_the_files_it_carves(tmp_path):
+    """A zipped train file extracted in the view is carved for the validation turns; its zip, which
+    holds the held-out rows, must not reach the carved data/."""
+    from wmrl_envs.mle.build import carved_task
+
+    comp = "spaceship-titanic"
+    R.build_mlebench(tmp_path / "data", [comp])
+    public = tmp_path / "data" / comp / "prepared" / "public"
+    for name in ("train.csv", "test.csv", "sample_submission.csv"):
+        _zip_csv(public, name, pd.read_csv(public / name))
+    task = load_suite(str(tmp_path / "data"), root=tmp_path / "cache").tasks[comp]
+    assert (task.public_dir / "train.csv").is_file() and (task.public_dir / "train.csv.zip").is_file()
+    dev = carved_task(task, tmp_path / "dev", 0.25, 0)
+    assert dev is not None
+    names = sorted(p.name for p in dev.public_dir.iterdir())
+    assert "train.csv" in names and not any(n.endswith(".zip") for n in names), names
+    assert len(pd.read_csv(dev.public_dir / "train.csv")) < len(pd.read_csv(task.public_dir / "train.csv"))

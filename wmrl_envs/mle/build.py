@@ -244,7 +244,10 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42, max
         public, private = tmp / "public", tmp / "private"
         public.mkdir()
         private.mkdir()
-        link_tree(task.public_dir, public, {train_name, test_name, task.sample_name})
+        carved = {train_name, test_name, task.sample_name}
+        # a zipped copy of a carved file (mle-bench's public/ zips, extracted in the task's view) would
+        # hold the held-out rows: left out too
+        link_tree(task.public_dir, public, carved | {f"{n}.zip" for n in carved})
         _write_csv(fit, public / train_name)
         _write_csv(held.drop(columns=drop), public / test_name)
         _write_csv(sample, public / task.sample_name)
