@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from wmrl_envs.mle.external import load_external
 from wmrl_envs.mle.grading import InvalidSubmission
 from wmrl_envs.mle.suites import load_suite
 
@@ -213,3 +214,23 @@ def test_a_validation_split_leaves_out_the_zips_of_the_files_it_carves(tmp_path)
     names = sorted(p.name for p in dev.public_dir.iterdir())
     assert "train.csv" in names and not any(n.endswith(".zip") for n in names), names
     assert len(pd.read_csv(dev.public_dir / "train.csv")) < len(pd.read_csv(task.public_dir / "train.csv"))
+
+
+def test_a_zip_that_is_not_one_csv_is_a_task_problem(tmp_path):
+    comp = "spaceship-titanic"
+    R.build_mlebench(tmp_path / "data", [comp])
+    public = tmp_path / "data" / comp / "prepared" / "public"
+    with zipfile.ZipFile(public / "extra.csv.zip", "w") as z:
+        z.writestr("a.csv", "x\n1\n")
+        z.writestr("b.csv", "y\n2\n")
+    with pytest.warns(RuntimeWarning, match="should hold one CSV"):
+        tasks, problems = load_external(tmp_path / "data", tmp_path / "cache")
+    assert not tasks and "extra.csv.zip should hold one CSV" in problems[comp]
+    assert not any(p.name.startswith(".public-view-") for p in (tmp_path / "cache" / comp).iterdir())
+
+
+def test_the_view_is_made_once_and_reused(suite):
+    root, loaded, _ = suite
+    cache = loaded.tasks[INVASIVE].public_dir.parents[3]  # <cache>/external/<hash>/<task>/public-view
+    again = load_suite(str(root), root=cache)
+    assert again.tasks[INVASIVE].public_dir == loaded.tasks[INVASIVE].public_dir

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+import tempfile
 import warnings
 import zipfile
 from dataclasses import dataclass
@@ -268,14 +269,20 @@ def _public_view(public: Path, work: Path) -> Path:
 
     view = work / "public-view"
     if not view.is_dir():
-        tmp = work / ".public-view-tmp"
-        if tmp.exists():
-            shutil.rmtree(tmp)  # a view left half-made by an interrupted load
-        tmp.mkdir(parents=True)
-        link_tree(public, tmp)
-        for path in zipped:
-            _extract_csv(path, tmp / path.with_suffix("").name)
-        tmp.rename(view)
+        work.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".public-view-", dir=work))  # one per loader: envs may load at once
+        try:
+            tmp.chmod(0o755)  # mkdtemp's 0700 would hide data/ from a sandbox running as another user
+            link_tree(public, tmp)
+            for path in zipped:
+                _extract_csv(path, tmp / path.with_suffix("").name)
+            tmp.rename(view)
+        except OSError:
+            if not view.is_dir():  # not another loader's view made meanwhile
+                raise
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
     return view
 
 
