@@ -64,7 +64,8 @@ class MLEEnv(gym.Env[str, str]):
         Paid on the last turn only (0 before): by ``reward_mode``, ``"percentile"`` (share of the
         leaderboard beaten, interpolated; in [0, 1]), ``"position"`` (MLE-Dojo), ``"medal"``
         (MLE-bench: gold 1, silver 0.75, bronze 0.5, above median 0.25, else 0), ``"rpg"``
-        (DSBench's relative performance gap) or ``"raw"`` (the metric itself). Any failure
+        (DSBench's relative performance gap) or ``"raw"`` (the metric itself), of ``paid_score``
+        (the benchmark's score, except for blank predictions: ``blanks.py``). Any failure
         (empty, non-string or invalid code, a crash, a limit hit, a missing or malformed
         submission) pays the lowest reward: 0, or in ``raw`` mode the sample submission's score.
     Episode end:
