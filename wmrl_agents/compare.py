@@ -313,7 +313,7 @@ def compare(
     ``world_model`` (default ``static``), ``env_kwargs``, ``workers`` (programs in flight, end to
     end: the sandbox's slots and the episodes stepping at once; default 2), ``cache`` (the outcome
     tables' folder), ``tasks`` (``{"train": [...], "heldout": [...]}``), ``dsbench`` and
-    ``time_limit`` (CPU-seconds a program may run, wall 1.5×, in place of the tasks' 60 s; None
+    ``time_limit`` (CPU-seconds a program may run, wall 4×, in place of the tasks' 60 s; None
     keeps the tasks' limits; legitimate composer programs need at most ~8 s); with one, those
     keywords (``time_limit`` aside, which is recorded) are the adapter's and may not be given here.
     The command line's settings are :class:`~wmrl_agents.compare_config.CompareConfig`.

@@ -23,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 
 import wmrl_envs  # noqa: F401 - registers the env ids
-from wmrl_agents.demos import Demos, record_demos, run_episode, split_init_states
+from wmrl_agents.demos import Demos, record_demos, rollout, split_init_states
 from wmrl_envs.mixing import MixingConfig
 
 ENV_ID = "WMRL/LIBERO-Long-v0"
@@ -252,7 +252,7 @@ class LiberoWorld:
             env = self._env(task)
             try:
                 inits = split_init_states(task)[1][: self.eval_inits]
-                g = [run_episode(env, greedy, i, seed=seed, on_reset=getattr(policy, "reset", None))["success"]
+                g = [rollout(env, greedy, i, seed=seed, on_reset=getattr(policy, "reset", None))["success"]
                      for i in inits]
                 drawn = [self._sampled(env, policy, task, i, seed, k) for i in inits for k in range(samples)]
             finally:
@@ -264,7 +264,7 @@ class LiberoWorld:
     @staticmethod
     def _sampled(env: gym.Env, policy: Any, task: int, init: int, seed: int, k: int) -> bool:
         rng = np.random.default_rng([seed, task, init, k])
-        return run_episode(env, lambda obs, info: policy.sample(obs, info, rng)[0], init, seed=seed)["success"]
+        return rollout(env, lambda obs, info: policy.sample(obs, info, rng)[0], init, seed=seed)["success"]
 
     def final_extras(self, policy: Any, seed: int, samples: int) -> dict:
         return {}

@@ -17,8 +17,8 @@ import gymnasium as gym
 import wmrl_envs  # noqa: F401 - registers the env ids
 from wmrl_agents.evaluate import evaluate_policies
 from wmrl_agents.grpo import env_task_ids
-from wmrl_agents.replay import OutcomeStore, ReplayWrapper, default_store
 from wmrl_envs.mixing import MixingConfig
+from wmrl_envs.replay import OutcomeStore, ReplayWrapper, default_store
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState, WorldModelLike
 
 AGENTS = ("composer", "template", "llm")

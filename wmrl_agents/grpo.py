@@ -35,6 +35,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from wmrl_envs.copies import env_copies
+from wmrl_envs.costs import COST_KEYS
 from wmrl_envs.mixing import Weights, group_advantages
 from wmrl_envs.mixing.state import MixingState
 
@@ -43,7 +44,6 @@ R = TypeVar("R")
 Job = tuple[str, str, int]
 """One episode to run: ``(task_id, group, seed)``."""
 
-COST_KEYS = ("exec_s", "exec_cpu_s", "wm_s", "sim_steps", "sim_s")
 # An episode's outcome (Episode.outcome): the env's info["status"] for episodes it ran ("timeout":
 # a run stopped by its wall or CPU time limit, which the env reports as "run_failed"), "predicted"
 # for world-model-scored ones, "world_model_failure" when a failed prediction was replaced by the
@@ -350,14 +350,7 @@ class GRPOTrainer:
         upd = self.policy.update([e.records for e in episodes], np.concatenate(adv))
         update_s = time.perf_counter() - t0
 
-        cost = {k: sum(e.cost[k] for e in episodes) for k in COST_KEYS}
-        for k, v in cost.items():
-            self.totals[k] += v
-        self.totals["update_s"] += update_s
-        self.totals["episodes"] += len(episodes)
-        self.totals["real_episodes"] += sum(e.executed for e in episodes)  # a refused program never ran
-        self.anchor_pairs += [(e.wm_score, e.reward, e.status == "ok") for e in episodes
-                              if e.anchor and e.wm_score is not None]
+        cost = self._account(episodes, update_s)
         scores = [e.score for e in episodes if e.score is not None]
         metrics = {
             "update": self.update_idx,
@@ -377,6 +370,18 @@ class GRPOTrainer:
             metrics.update(mixing_metrics(self.mixer.stats()))
         self.update_idx += 1
         return metrics
+
+    def _account(self, episodes: list[Episode], update_s: float) -> dict:
+        """Add the batch's cost, episode counts and anchor pairs to the run's totals; the batch's cost."""
+        cost = {k: sum(e.cost[k] for e in episodes) for k in COST_KEYS}
+        for k, v in cost.items():
+            self.totals[k] += v
+        self.totals["update_s"] += update_s
+        self.totals["episodes"] += len(episodes)
+        self.totals["real_episodes"] += sum(e.executed for e in episodes)  # a refused program never ran
+        self.anchor_pairs += [(e.wm_score, e.reward, e.status == "ok") for e in episodes
+                              if e.anchor and e.wm_score is not None]
+        return cost
 
     # -- the loop, logging, checkpoints -------------------------------------------------------
     def train(self, updates: int, resume: bool = True) -> list[dict]:

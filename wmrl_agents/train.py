@@ -26,6 +26,7 @@ from typing import Any, TypedDict
 import yaml
 
 from wmrl_agents.health import check_trl, check_vllm, preflight
+from wmrl_envs.mixing.config import MixingConfig
 
 TRAINERS = ("auto", "trl", "wmrl")
 # Settings a resumed run may change: how long it runs, where programs run, how it reports.
@@ -52,7 +53,7 @@ class TrainConfig:
     world_model: str | None = _option(
         None, "train with WMRL, scored by this world model: static, learned, openai:URL[#MODEL], vllm:PATH, "
         "hf:PATH (default: plain GRPO, every program runs)")
-    anchor_rate: float = _option(0.1, "WMRL: share of groups executed for real")
+    anchor_rate: float = _option(MixingConfig.anchor_rate, "WMRL: share of groups executed for real")
     adaptive: bool = _option(False, "WMRL: the exploitation monitor moves the anchor rate")
     min_rate: float = _option(0.05, "lowest adaptive anchor rate")
     max_rate: float = _option(0.5, "highest adaptive anchor rate")
@@ -123,8 +124,6 @@ class TrainConfig:
 
     def mixing(self):
         """The WMRL ``MixingConfig`` of these settings."""
-        from wmrl_envs.mixing import MixingConfig
-
         return MixingConfig(anchor_rate=self.anchor_rate, adaptive=self.adaptive, min_rate=self.min_rate,
                             max_rate=self.max_rate, weighting=self.weighting, seed=self.seed)
 

@@ -8,7 +8,7 @@ steps not run.
 
 The world model is a :class:`~wmrl_envs.world_models.base.WorldModel` (``predict(context, action)``,
 given ``info["wm_context"]``) or a plain function ``f(obs) -> float in [0, 1]`` (task progress).
-Text envs' predictions go through :func:`~wmrl_envs.world_models.guard.safe_predict`: any action,
+Text envs' predictions go through :func:`~wmrl_envs.world_models.screening.safe_predict`: any action,
 however malformed, gets a prediction. A *failed* prediction (``Prediction.failed``: an LLM server
 down) is never paid: ``on_wm_failure`` says what replaces it, and every step it touches carries
 ``info["wm_failure"]`` (the reason):
@@ -39,15 +39,15 @@ import numpy as np
 from gymnasium import spaces
 
 from .batching import Coalescer
+from .costs import ZERO_COST, zero_cost
 from .mixing import MixingConfig, OnlineDebiaser
 from .mixing.state import MixingState
 from .world_models.base import Prediction, WorldModel
-from .world_models.guard import safe_predict, safe_predict_batch
+from .world_models.screening import safe_predict, safe_predict_batch
 
 WorldModelLike = WorldModel | Callable[[Any], float]
 ON_WM_FAILURE = ("static", "execute", "raise")
 
-_ZERO_COST = {"exec_s": 0.0, "exec_cpu_s": 0.0, "wm_s": 0.0, "sim_steps": 0, "sim_s": 0.0}
 
 
 def _predict(world_model: WorldModelLike, context: dict, action: Any, code: bool = True) -> Prediction:
@@ -68,13 +68,13 @@ def _predict_pairs(world_model: WorldModel, pairs: list[tuple[dict, Any]]) -> li
 
 def _add_wm_cost(info: dict, seconds: float) -> None:
     """Add world-model seconds to ``info["cost"]``, filling in the contract's keys."""
-    info["cost"] = {**_ZERO_COST, **(info.get("cost") or {})}
+    info["cost"] = {**ZERO_COST, **(info.get("cost") or {})}
     info["cost"]["wm_s"] += seconds
 
 
 def _add_costs(info: dict, costs: list[dict]) -> None:
     """Add the ``cost`` dicts of other steps (replayed turns) to ``info["cost"]``."""
-    info["cost"] = {**_ZERO_COST, **(info.get("cost") or {})}
+    info["cost"] = {**ZERO_COST, **(info.get("cost") or {})}
     for cost in costs:
         for k, v in cost.items():
             if k in info["cost"]:
@@ -204,7 +204,7 @@ class _PredictingWrapper(gym.Wrapper):
             "group": self._reset_info.get("group"),
             "reward_source": "world_model",
             "score": None,
-            "cost": {**_ZERO_COST, "wm_s": pred.cost_s},
+            "cost": zero_cost(wm_s=pred.cost_s),
             "prediction": {
                 "score": pred.score,
                 "checks": {k: v.p_pass for k, v in pred.checks.items()},
@@ -494,7 +494,7 @@ class MixedRewardWrapper(_PredictingWrapper):
         obs, env_reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
         if "cost" not in info:  # the env does not count its own simulator time
-            info["cost"] = {**_ZERO_COST, "sim_steps": 1, "sim_s": time.perf_counter() - t0}
+            info["cost"] = zero_cost(sim_steps=1, sim_s=time.perf_counter() - t0)
         self._t += 1
         self._return += float(env_reward)
         self._count(real=self._anchor)

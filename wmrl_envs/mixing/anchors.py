@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._validate import rate_in_unit_interval
+from .config import MixingConfig
 
 _MODES = ("hash", "quota")
 
@@ -26,7 +27,7 @@ class AnchorSampler:
             taken is a seeded permutation of the batch.
     """
 
-    def __init__(self, rate: float = 0.1, seed: int = 0, mode: str = "hash") -> None:
+    def __init__(self, rate: float = MixingConfig.anchor_rate, seed: int = 0, mode: str = "hash") -> None:
         if mode not in _MODES:
             raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
         self.rate = rate_in_unit_interval("rate", rate)
