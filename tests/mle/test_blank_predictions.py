@@ -191,3 +191,44 @@ def test_no_skipping_competition_pays_a_blank_more_than_the_sample(skipping):
     print(f"blanking the 6 worst of {D.N} rows beats answering them: benchmark score {gamed_before}/23, "
           f"paid score {gamed_after}/23 ({failed} paid as failures)")
     assert gamed_after == 0
+
+
+def test_the_proxy_world_model_pays_blanks_as_the_env_does(world):
+    """On the proxy's split the same attack: the world model must not predict more for the blanked
+    file than for the same file with the sample's values in the blanks, nor more than answering."""
+    from pathlib import Path
+
+    from wmrl_envs.sandbox import Executor, Job, RunResult
+    from wmrl_envs.world_models.proxy import ProxyRunWorldModel
+
+    _, task, *_ = world
+
+    class Writes(Executor):  # answers each job with a submission built from the split's answers
+        name, isolation = "recorded", "none"
+
+        def __init__(self, variant: str) -> None:
+            super().__init__(workers=1)
+            self.variant = variant
+
+        def run(self, job: Job) -> RunResult:
+            files = {}
+            if job.data_dir is not None:
+                truth_df = pd.read_csv(Path(job.data_dir).parent / "private" / "test_answer.csv")
+                truth = truth_df["Strength"].to_numpy(float)
+                unsure = np.argsort(-np.abs(truth - SAMPLE_VALUE))[: max(1, len(truth) // 4)]
+                guess = truth + np.where(np.arange(len(truth)) % 2, 0.8, -0.8)
+                guess[unsure] = truth[unsure] + 0.5 * (SAMPLE_VALUE - truth[unsure])
+                sub = truth_df.assign(Strength=guess.round(4)).astype({"Strength": object})
+                if self.variant != "answered":
+                    sub.loc[unsure, "Strength"] = np.nan if self.variant == "blanked" else SAMPLE_VALUE
+                files["submission.csv"] = _csv(sub)
+            return RunResult(backend="recorded", isolation="none", exit_code=0, cpu_s=0.1, wall_s=0.1, files=files)
+
+    ctx = {**task.context(), "suite": "mle-dojo", "reward_mode": "percentile"}
+    scores = {}
+    for variant in ("answered", "blanked", "with_sample"):
+        wm = ProxyRunWorldModel(Writes(variant), rows=40, tasks={COMP: task}, board="none")
+        pred = wm.predict(ctx, "x = 1")
+        assert pred.failed is None, pred.failed
+        scores[variant] = pred.score
+    assert scores["blanked"] <= scores["with_sample"] + 1e-9 and scores["blanked"] <= scores["answered"]

@@ -173,16 +173,41 @@ def rows_of(job: Job) -> int:
     return sum(len(pd.read_csv(Path(job.data_dir) / f)) for f in ("train.csv", "test.csv"))
 
 
-def test_a_growth_check_rerun_that_fails_leaves_no_prediction(tasks, context):
-    """Under load a smaller rerun can meet its wall limit where the proxy run did not; the linear
-    estimate it leaves would underrate a program whose cost grows faster than linearly."""
+@pytest.mark.parametrize("half_fails", [False, True])
+def test_a_quarter_too_small_for_the_program_falls_back_on_half_the_rows(tasks, context, half_fails):
+    """A program that fails on a quarter of the proxy's rows (a class or a CV fold short of rows) is
+    rerun on half of them; only where that fails too is there no prediction (a linear estimate
+    would underrate a program whose cost grows faster than linearly)."""
     def run(job: Job) -> RunResult:
-        if rows_of(job) < ROWS // 2:  # the quarter-size rerun
-            return RunResult(backend="r", isolation="none", exit_code=None, timed_out=True, wall_s=30.0, cpu_s=2.0)
-        return ok({"submission.csv": answers_of(job)}, cpu_s=5.0, wall_s=5.0)
+        rows = rows_of(job)
+        if rows < ROWS // 2 or (half_fails and rows < ROWS):
+            return RunResult(backend="r", isolation="none", exit_code=1, stderr="ValueError: n_splits=5", cpu_s=2.0)
+        return ok({"submission.csv": answers_of(job)}, cpu_s=5.0 * rows / ROWS, wall_s=5.0 * rows / ROWS)
 
-    pred = model(tasks, run).predict(context, "x = 1")
-    assert pred.failed is not None and "growth check" in pred.failed
+    wm = model(tasks, run)
+    pred = wm.predict(context, "x = 1")
+    assert len([j for j in wm.executor.jobs if j.name != "proxy-startup"]) == 3  # proxy, quarter, half
+    if half_fails:
+        assert pred.failed is not None and "quarter and on half" in pred.failed
+    else:
+        assert pred.failed is None and pred.checks["limits"].p_pass == 1.0, pred.checks["limits"].reason
+        assert pred.cost_s >= 5.0 + 2.0 + 2.5
+
+
+def test_quadratic_growth_is_seen_when_the_half_run_is_the_second_point(tasks, context):
+    """CPU that grows with the square of the rows, measured between the proxy run and the half run
+    (the quarter failed): extrapolated as quadratic, predicted past 20 CPU-s; as a line it would pass."""
+    ctx = {**context, "limits": {**context["limits"], "cpu_s": 20.0, "wall_s": 80.0}}
+
+    def run(job: Job) -> RunResult:
+        rows = rows_of(job)
+        if rows < ROWS // 2:
+            return RunResult(backend="r", isolation="none", exit_code=1, stderr="ValueError: n_splits=5", cpu_s=1.0)
+        cpu = 1.0 + 1.5 * (rows / ROWS) ** 2
+        return ok({"submission.csv": answers_of(job)}, cpu_s=cpu, wall_s=cpu)
+
+    pred = model(tasks, run).predict(ctx, "x = 1")
+    assert pred.failed is None and pred.checks["limits"].p_pass == 0.0, pred.checks["limits"].reason
 
 
 @pytest.mark.parametrize(("power", "passes", "runs"), [(1, True, 2), (2, False, 3)])

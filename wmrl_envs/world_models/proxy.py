@@ -234,11 +234,15 @@ class ProxyRunWorldModel:
         runs = Verdict(1.0 if result.ok else 0.0, _run_line(result, _proxy_limits(item.limits, self.time_share)))
         if not result.ok:
             return _scored(0.0, {"runs": runs}, f"the program failed on the proxy split: {runs.reason}", cost)
-        try:
-            score = item.proxy.grade(result.files.get("submission.csv"), result.refused.get("submission.csv"))
+        try:  # the score the env pays on: blank predictions pay no more than the sample's values (mle/blanks.py)
+            graded = item.proxy.grade_paid(result.files.get("submission.csv"), result.refused.get("submission.csv"))
         except InvalidSubmission as e:
             return _scored(0.0, {"runs": runs, "submission": Verdict(0.0, str(e))},
                            f"its submission is invalid on the proxy split: {e}", cost)
+        if graded.paid is None:
+            return _scored(0.0, {"runs": runs, "submission": Verdict(0.0, graded.note)},
+                           f"its submission is paid as a failure on the proxy split: {graded.note}", cost)
+        score = graded.paid
         if (share := _share_of_perfect(score, item.proxy)) >= self.memorised_share:
             return Prediction.failure(
                 f"too good to be a model: proxy {item.task.metric.name} {score:.6g} is {share:.1%} of the way from the "
@@ -246,9 +250,9 @@ class ProxyRunWorldModel:
                 "prediction", cost)
         limits, spent = self._limits_check(item, result)
         if limits is None:
-            return Prediction.failure("the growth check's rerun on fewer rows failed where the proxy run passed "
-                                      "(a loaded machine's wall limit?): the cost on the full data is unknown",
-                                      cost + spent)
+            return Prediction.failure("the growth check's reruns on a quarter and on half of the proxy's rows failed "
+                                      "where the proxy run passed (the program needs more rows than that): the cost "
+                                      "on the full data is unknown", cost + spent)
         checks = {"runs": runs, "submission": Verdict(1.0, f"proxy {item.task.metric.name} {score:.6g}"),
                   "limits": limits}
         if limits.p_pass == 0.0:
@@ -287,26 +291,42 @@ class ProxyRunWorldModel:
                                 f"CPU-s on {n_proxy} rows already, of the {self.time_share * caps['CPU-s']:g} a proxy "
                                 f"run may spend ({self.time_share:g} of the {caps['CPU-s']:g} CPU-s limit)"), spent
         if any(est[r] > _GROWTH_CHECK * caps[r] for r in used):
-            quarter = self._smaller(item, 4)
-            if quarter is not None:
-                spent = _cpu(quarter[1])
-                if not quarter[1].ok:
+            second, spent = self._growth_run(item)
+            if second is None:
+                return None, spent
+            n_2, u_2 = second[0], _usage(second[1])
+            est = {r: _two_point((n_proxy, n_2), (used[r], u_2[r]), n_full) for r in used}
+            superlinear = [r for r in used if _exponent((n_proxy, n_2), (used[r] - base[r], u_2[r] - base[r])) > _SUPERLINEAR]
+            half = self._smaller(item, 2) if superlinear and n_2 < n_proxy // 2 else None
+            if half is not None:  # a third point: the power law through all three
+                spent += _cpu(half[1])
+                if not half[1].ok:
                     return None, spent
-                n_q, u_q = quarter[0], _usage(quarter[1])
-                est = {r: _two_point((n_proxy, n_q), (used[r], u_q[r]), n_full) for r in used}
-                if any(_exponent((n_proxy, n_q), (used[r] - base[r], u_q[r] - base[r])) > _SUPERLINEAR for r in used):
-                    half = self._smaller(item, 2)
-                    if half is not None:
-                        spent += _cpu(half[1])
-                        if not half[1].ok:
-                            return None, spent
-                        u_h = _usage(half[1])
-                        for r in used:
-                            est[r] = max(est[r], _power_law((n_proxy, half[0], n_q), (used[r], u_h[r], u_q[r]), n_full))
+                u_h = _usage(half[1])
+                for r in used:
+                    est[r] = max(est[r], _power_law((n_proxy, half[0], n_2), (used[r], u_h[r], u_2[r]), n_full))
+            elif superlinear:  # the half run was the second point: the growth between the two, extrapolated
+                for r in superlinear:
+                    k = min(3.0, _exponent((n_proxy, n_2), (used[r] - base[r], u_2[r] - base[r])))
+                    est[r] = max(est[r], base[r] + (used[r] - base[r]) * (n_full / n_proxy) ** k)
         text = ", ".join(f"~{est[r]:.0f} of {caps[r]:g} {r}" for r in used)
         if any(est[r] > caps[r] for r in used):
             return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {text}"), spent
         return Verdict(1.0, f"predicted on the full data ({n_full} rows): {text}"), spent
+
+    def _growth_run(self, item: _Pending) -> tuple[tuple[int, RunResult] | None, float]:
+        """The growth check's second run, on a quarter of the proxy's rows, or on half of them where
+        a quarter is too few for the program (a class or a fold short of rows fails it); with the CPU
+        seconds spent. None where the split cannot be carved or neither rerun passed."""
+        spent = 0.0
+        for divisor in (4, 2):
+            run = self._smaller(item, divisor)
+            if run is None:
+                return None, spent
+            spent += _cpu(run[1])
+            if run[1].ok:
+                return run, spent
+        return None, spent
 
     def _smaller(self, item: _Pending, divisor: int) -> tuple[int, RunResult] | None:
         """The program rerun on ``rows // divisor`` of the proxy's rows, as ``(rows of the split,
