@@ -25,7 +25,9 @@ reward >= 0.5 scored <= 0.1), the share it could not predict (``Prediction.faile
 here, where the wrappers would fall back), and ``cpu_ratio``: the point's CPU over the real runs' CPU on the same
 backend (static: over the warm runs'). Results are kept per point under ``--out`` so that an
 interrupted run resumes; prints a table, writes ``wm_frontier.json`` and ``wm_frontier.png``
-(Spearman against CPU ratio, one marker per point, both halves).
+(Spearman against CPU ratio, one marker per point, both halves). A real run stopped by the wall
+limit before its CPU limit is counted and warned about: on a busy machine that is the load's
+outcome, not the program's, and the reference is then not what a quiet machine gives.
 
 ``--composer N`` measures the same on WMRL's own samples instead: N programs per task drawn from
 the composer policy at θ = 0 (where every ``wmrl compare`` run starts), run for real in the same
@@ -89,7 +91,8 @@ def real_runs(rows: list[dict], ctx: dict[str, dict], backend: str, workers: int
                 except InvalidSubmission:
                     status = "invalid_submission"
             reward = reward_of(score, task, ctx[r["task_id"]]["reward_mode"])[0]
-            out.append({"status": status, "reward": min(1.0, max(0.0, reward)), "cpu_s": _cpu(res), "backend": res.backend})
+            out.append({"status": status, "reward": min(1.0, max(0.0, reward)), "cpu_s": _cpu(res), "backend": res.backend,
+                        "wall_limited": bool(res.timed_out and not res.cpu_limit_hit)})
         return out
     finally:
         ex.close()
@@ -138,7 +141,9 @@ def measure(half: str, rows: list[dict], ctx: dict[str, dict], points: list[str]
     real = {b: _cached(cache / half / f"real-{b}.json", lambda b=b: real_runs(rows, ctx, b, workers)) for b in backends}
     reference = [{**r, "status": x["status"], "reward": x["reward"]} for r, x in zip(rows, real["warm"])]
     out = {"programs": len(rows), "real": {b: {"cpu_s": sum(x["cpu_s"] for x in v),
-                                               "fallbacks": sum(x["backend"] != b for x in v)} for b, v in real.items()},
+                                               "fallbacks": sum(x["backend"] != b for x in v),
+                                               "wall_limited": sum(bool(x.get("wall_limited")) for x in v)}
+                                           for b, v in real.items()},
            "points": {}}
     for point in points:
         pred = _cached(cache / half / f"{point.replace('/', '_')}.json", lambda p=point: predictions(p, rows, ctx, workers))
@@ -206,6 +211,11 @@ def report(results: dict, out: Path, name: str) -> None:
     print("real runs' CPU: " + "; ".join(f"{h}: " + ", ".join(f"{b} {v['cpu_s']:.0f} s" for b, v in r["real"].items())
                                           for h, r in results.items()))
     print("target: spearman >= 0.85, hack share <= 0.10 at <= 0.2x the real runs' CPU (warm)")
+    for h, r in results.items():
+        for b, v in r["real"].items():
+            if v.get("wall_limited"):
+                print(f"WARNING {h}: {v['wall_limited']} real {b} runs met the wall limit before the CPU limit: a busy "
+                      "machine's outcome, not the program's; the reference is not what a quiet machine gives")
     png = plot(results, out / f"{name}.png")
     path = write_json(name, {"targets": TARGET, "results": results, "plot": str(png) if png else None}, out)
     print(f"wrote {path}" + (f" and {png}" if png else ""))
