@@ -17,14 +17,13 @@ import argparse
 import importlib.util
 import os
 import time
-import typing
 from collections.abc import Iterable
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, TypedDict
 
-import yaml
-
+from wmrl_agents import config_flags
+from wmrl_agents.config_flags import check_resume, comma_list, flag, from_args, load_yaml, option, save_yaml
 from wmrl_agents.health import check_trl, check_vllm, preflight
 from wmrl_envs.mixing.config import MixingConfig
 
@@ -33,53 +32,48 @@ TRAINERS = ("auto", "trl", "wmrl")
 RESUMABLE = ("out", "updates", "save_steps", "quiet", "report_to", "workers", "executor", "ray_address", "vllm_server")
 
 
-def _option(default: Any, help: str, **extra: Any) -> Any:
-    """A config field with its help (and e.g. ``choices``) in the metadata, as TRL's configs."""
-    return field(default=default, metadata={"help": help, **extra})
-
-
 @dataclass
 class TrainConfig:
     """Settings of ``wmrl train`` (TRL style: every field's help is in ``metadata["help"]``; bad
     values raise ``ValueError`` naming the flag). ``TrainConfig.from_yaml(path, **overrides)``."""
 
-    model: str | None = _option(None, "a local Hugging Face model folder (required; nothing is downloaded)")
-    env: str = _option("WMRL/MLEDojo-v0", "the text env id")
-    tasks: list[str] | None = _option(None, "comma-separated task ids (default: every task of the split)")
-    split: str = _option("train", "the env's split: train, heldout, all")
-    out: str = _option("runs/train", "the run folder; rerun with the same folder to resume")
-    trainer: str = _option("auto", "trl, wmrl (the project's, no TRL needed) or auto (trl when installed)",
+    model: str | None = option(None, "a local Hugging Face model folder (required; nothing is downloaded)")
+    env: str = option("WMRL/MLEDojo-v0", "the text env id")
+    tasks: list[str] | None = option(None, "comma-separated task ids (default: every task of the split)")
+    split: str = option("train", "the env's split: train, heldout, all")
+    out: str = option("runs/train", "the run folder; rerun with the same folder to resume")
+    trainer: str = option("auto", "trl, wmrl (the project's, no TRL needed) or auto (trl when installed)",
                            choices=TRAINERS)
-    world_model: str | None = _option(
+    world_model: str | None = option(
         None, "train with WMRL, scored by this world model: static, learned, openai:URL[#MODEL], vllm:PATH, "
         "hf:PATH (default: plain GRPO, every program runs)")
-    anchor_rate: float = _option(MixingConfig.anchor_rate, "WMRL: share of groups executed for real")
-    adaptive: bool = _option(False, "WMRL: the exploitation monitor moves the anchor rate")
-    min_rate: float = _option(0.05, "lowest adaptive anchor rate")
-    max_rate: float = _option(0.5, "highest adaptive anchor rate")
-    weighting: str = _option("energy", "WMRL: energy (inverse-variance weights) or pooled (ablation)",
+    anchor_rate: float = option(MixingConfig.anchor_rate, "WMRL: share of groups executed for real")
+    adaptive: bool = option(False, "WMRL: the exploitation monitor moves the anchor rate")
+    min_rate: float = option(0.05, "lowest adaptive anchor rate")
+    max_rate: float = option(0.5, "highest adaptive anchor rate")
+    weighting: str = option("energy", "WMRL: energy (inverse-variance weights) or pooled (ablation)",
                              choices=("energy", "pooled"))
-    updates: int = _option(20, "policy updates (TRL: max_steps)")
-    group_size: int = _option(4, "completions per prompt (TRL: num_generations)")
-    groups_per_update: int = _option(4, "prompts per update (per process under accelerate)")
-    micro_batch_size: int = _option(4, "completions per forward/backward pass; divides group_size x groups_per_update")
-    lr: float = _option(1e-6, "learning rate (AdamW)")
-    max_new_tokens: int = _option(512, "most tokens per completion")
-    temperature: float = _option(1.0, "sampling temperature")
-    lora_r: int = _option(0, "LoRA rank (0: train all weights)")
-    generation: str = _option("auto", "transformers, vllm or auto (vLLM when installed and on a GPU)",
+    updates: int = option(20, "policy updates (TRL: max_steps)")
+    group_size: int = option(4, "completions per prompt (TRL: num_generations)")
+    groups_per_update: int = option(4, "prompts per update (per process under accelerate)")
+    micro_batch_size: int = option(4, "completions per forward/backward pass; divides group_size x groups_per_update")
+    lr: float = option(1e-6, "learning rate (AdamW)")
+    max_new_tokens: int = option(512, "most tokens per completion")
+    temperature: float = option(1.0, "sampling temperature")
+    lora_r: int = option(0, "LoRA rank (0: train all weights)")
+    generation: str = option("auto", "transformers, vllm or auto (vLLM when installed and on a GPU)",
                               choices=("auto", "transformers", "vllm"))
-    vllm_mode: str = _option("colocate", "trl trainer: colocate (vLLM shares the training GPUs) or server "
+    vllm_mode: str = option("colocate", "trl trainer: colocate (vLLM shares the training GPUs) or server "
                              "(`trl vllm-serve` at --vllm-server)", choices=("colocate", "server"))
-    vllm_server: str = _option("http://127.0.0.1:8000", "base URL of `trl vllm-serve` (vllm_mode=server)")
-    executor: str = _option("auto", "sandbox backend: auto, warm, bwrap, docker, ray, local")
-    ray_address: str | None = _option(None, "Ray cluster for --executor ray (default: $RAY_ADDRESS)")
-    workers: int = _option(2, "programs the sandbox runs at once (a generation batch's episodes run concurrently)")
-    time_limit: float | None = _option(None, "CPU-seconds a program may run (wall: 4x; default: the task's)")
-    save_steps: int = _option(10, "updates between checkpoints (the last update is always saved)")
-    seed: int = _option(0, "seeds prompts, sampling and anchor selection")
-    report_to: str = _option("none", "trl trainer: none, tensorboard, wandb, ... (TRL's report_to)")
-    quiet: bool = _option(False, "no progress bars")
+    vllm_server: str = option("http://127.0.0.1:8000", "base URL of `trl vllm-serve` (vllm_mode=server)")
+    executor: str = option("auto", "sandbox backend: auto, warm, bwrap, docker, ray, local")
+    ray_address: str | None = option(None, "Ray cluster for --executor ray (default: $RAY_ADDRESS)")
+    workers: int = option(2, "programs the sandbox runs at once (a generation batch's episodes run concurrently)")
+    time_limit: float | None = option(None, "CPU-seconds a program may run (wall: 4x; default: the task's)")
+    save_steps: int = option(10, "updates between checkpoints (the last update is always saved)")
+    seed: int = option(0, "seeds prompts, sampling and anchor selection")
+    report_to: str = option("none", "trl trainer: none, tensorboard, wandb, ... (TRL's report_to)")
+    quiet: bool = option(False, "no progress bars")
 
     def __post_init__(self) -> None:
         if isinstance(self.tasks, str):
@@ -90,7 +84,7 @@ class TrainConfig:
             choices = f.metadata.get("choices")
             if choices and getattr(self, f.name) not in choices:
                 value = getattr(self, f.name)
-                raise ValueError(f"--{_flag(f.name)} must be one of {', '.join(choices)}, got {value!r}")
+                raise ValueError(f"--{flag(f.name)} must be one of {', '.join(choices)}, got {value!r}")
         at_least_1 = ("updates", "groups_per_update", "micro_batch_size", "max_new_tokens", "workers", "save_steps")
         for name in at_least_1:
             _require(getattr(self, name) >= 1, name, "must be at least 1")
@@ -110,17 +104,7 @@ class TrainConfig:
     @classmethod
     def from_yaml(cls, path: str | os.PathLike, **overrides: Any) -> TrainConfig:
         """The config in YAML file ``path`` (its keys are the field names), with ``overrides``."""
-        try:
-            data = yaml.safe_load(Path(path).read_text()) or {}
-        except (OSError, yaml.YAMLError) as e:
-            raise ValueError(f"cannot read the config file {path}: {e}") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"the config file {path} must hold a mapping of settings (key: value)")
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown setting(s) in {path}: {', '.join(unknown)}; "
-                             f"known: {', '.join(f.name for f in fields(cls))}")
-        return cls(**{**data, **overrides})
+        return load_yaml(cls, path, **overrides)
 
     def mixing(self):
         """The WMRL ``MixingConfig`` of these settings."""
@@ -154,18 +138,9 @@ class TrainConfig:
         return problems
 
 
-def _flag(name: str) -> str:
-    return name.replace("_", "-")
-
-
 def _require(ok: bool, name: str, what: str) -> None:
     if not ok:
-        raise ValueError(f"--{_flag(name)} {what}")
-
-
-def comma_list(text: str) -> list[str]:
-    """``"a, b,"`` -> ``["a", "b"]``."""
-    return [t.strip() for t in text.split(",") if t.strip()]
+        raise ValueError(f"--{flag(name)} {what}")
 
 
 def _replace(config: TrainConfig, **changes: Any) -> TrainConfig:
@@ -176,31 +151,12 @@ def _replace(config: TrainConfig, **changes: Any) -> TrainConfig:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """One ``--flag`` per :class:`TrainConfig` field (help from its metadata), plus ``--config``.
     Flags not given stay out of the namespace, so they never override the YAML file."""
-    parser.add_argument("--config", metavar="FILE", help="a YAML file of these settings (flags given here override it)")
-    hints = typing.get_type_hints(TrainConfig)
-    for f in fields(TrainConfig):
-        help_text = f.metadata["help"] + ("" if f.default in (None, MISSING) else f" (default: {f.default})")
-        kind = _base_type(hints[f.name])
-        if kind is bool:
-            parser.add_argument(f"--{_flag(f.name)}", action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
-                                help=help_text)
-        else:
-            parser.add_argument(f"--{_flag(f.name)}", type=kind, default=argparse.SUPPRESS, help=help_text,
-                                metavar=f.name.upper())
-
-
-def _base_type(hint: Any) -> Any:
-    """``int`` for ``int | None``; list types are read as comma-separated text."""
-    kinds = [k for k in typing.get_args(hint) if k is not type(None)] or [hint]
-    return str if typing.get_origin(kinds[0]) is list else kinds[0]
+    config_flags.add_arguments(parser, TrainConfig)
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """The settings of a parsed command line: ``--config`` file, then the flags given."""
-    given = {f.name: getattr(args, f.name) for f in fields(TrainConfig) if hasattr(args, f.name)}
-    if getattr(args, "config", None):
-        return TrainConfig.from_yaml(args.config, **given)
-    return TrainConfig(**given)
+    return from_args(TrainConfig, args)
 
 
 # -- envs ---------------------------------------------------------------------------------------
@@ -258,11 +214,9 @@ def train(config: TrainConfig) -> dict:
     if cfg.quiet:
         _hide_library_bars()
     out = Path(cfg.out)
-    _check_resume(cfg, out)
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / f".config.yaml.{os.getpid()}"  # atomic: processes under accelerate read it as they start
-    tmp.write_text(yaml.safe_dump(asdict(cfg), sort_keys=False))
-    os.replace(tmp, out / "config.yaml")
+    # a run folder that holds another run's settings is refused (its checkpoints would not fit)
+    check_resume(cfg, out / "config.yaml", RESUMABLE)
+    save_yaml(cfg, out / "config.yaml")  # atomic: processes under accelerate read it as they start
     env = make_env(cfg.env, cfg.tasks, cfg.split, cfg.executor, cfg.time_limit, cfg.world_model,
                    cfg.mixing() if cfg.world_model else None, out / "mixing.json", cfg.workers)
     t0 = time.perf_counter()
@@ -283,18 +237,6 @@ def _hide_library_bars() -> None:
         from datasets.utils import logging as ds_logging
 
         ds_logging.disable_progress_bar()
-
-
-def _check_resume(cfg: TrainConfig, out: Path) -> None:
-    """A run folder that holds another run's settings is refused (its checkpoints would not fit)."""
-    path = out / "config.yaml"
-    if not path.is_file():
-        return
-    saved = asdict(TrainConfig.from_yaml(path))
-    diff = [f"{k}={saved[k]!r} (now {v!r})" for k, v in asdict(cfg).items() if k not in RESUMABLE and saved[k] != v]
-    if diff:
-        raise ValueError(f"{out} holds a run with other settings: {', '.join(diff)}; resume it with --config {path} "
-                         f"(flags may change {', '.join(RESUMABLE[1:])}), or give a new --out")
 
 
 def _in_flight(env: Any, batch: int) -> int | None:
