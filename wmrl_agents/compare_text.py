@@ -1,6 +1,6 @@
 """The text envs' adapter of ``wmrl compare`` (``WMRL/MLEDojo-v0``, ``WMRL/DSBench-v0``).
 
-Programs run in the sandbox through a shared outcome table (``wmrl_agents/replay.py``): a program
+Programs run in the sandbox through a shared outcome table (``wmrl_envs/replay.py``): a program
 runs once per task content, and every reuse is charged its recorded CPU-seconds. Policies are scored
 by real execution on the ``heldout`` tasks (``wmrl_agents/evaluate.py``: exact for a finite policy,
 greedy + sampled programs otherwise) and, with ``dsbench=True``, on ``WMRL/DSBench-v0`` too.

@@ -10,7 +10,7 @@ space is too large to enumerate) by its greedy program and ``samples`` sampled o
 
 The k-th sample of a task uses the random stream ``(seed, task index, k)`` for every policy, so
 policies compared in one evaluation share their random numbers (paired estimates). Outcomes come
-from an :class:`~wmrl_agents.replay.OutcomeStore`: a program is run at most once per task, by any
+from an :class:`~wmrl_envs.replay.OutcomeStore`: a program is run at most once per task, by any
 policy, arm or later run.
 """
 

@@ -48,7 +48,7 @@ def test_evaluation_shows_a_bar_over_the_programs_it_samples(monkeypatch, tmp_pa
     from tqdm.auto import tqdm
 
     from wmrl_agents import evaluate
-    from wmrl_agents.replay import OutcomeStore
+    from wmrl_envs.replay import OutcomeStore
 
     bars = []
 

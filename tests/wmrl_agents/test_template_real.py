@@ -6,8 +6,8 @@ import pytest
 import wmrl_envs  # noqa: F401
 from wmrl_agents.evaluate import evaluate_policies
 from wmrl_agents.grpo import GRPOTrainer
-from wmrl_agents.replay import OutcomeStore
 from wmrl_agents.template import TemplatePolicy
+from wmrl_envs.replay import OutcomeStore
 
 HELDOUT = ["cps-wages", "loan-interest", "mortgage-approval"]
 

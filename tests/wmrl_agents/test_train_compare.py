@@ -41,7 +41,7 @@ def test_evaluation_hands_policies_the_tasks_first_observation(tmp_path):
     import gymnasium as gym
 
     from wmrl_agents.evaluate import evaluate_policies
-    from wmrl_agents.replay import OutcomeStore
+    from wmrl_envs.replay import OutcomeStore
 
     def make():
         return gym.make("WMRL/MLEDojo-v0", split="heldout", tasks=["penguins"], limits={"cpu_s": 20.0, "wall_s": 30.0})

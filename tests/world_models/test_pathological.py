@@ -11,7 +11,7 @@ import pytest
 from wmrl_envs.cli import main
 from wmrl_envs.world_models import CHECKS, CodeCheckWorldModel, LLMCheckWorldModel
 from wmrl_envs.world_models.backends import OpenAIBackend
-from wmrl_envs.world_models.guard import MAX_PROGRAM_CHARS, guarded, safe_predict
+from wmrl_envs.world_models.screening import MAX_PROGRAM_CHARS, guarded, safe_predict
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper
 
 from .conftest import CONTEXT, GOOD
