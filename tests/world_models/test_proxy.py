@@ -194,6 +194,15 @@ def test_a_quarter_too_small_for_the_program_falls_back_on_half_the_rows(tasks, 
         assert pred.cost_s >= 5.0 + 2.0 + 2.5
 
 
+def test_without_a_smaller_split_the_linear_estimate_stands(tasks, context, monkeypatch):
+    """Where no quarter split can be carved there is no growth check, as before it existed: the
+    linear estimate decides, and the program still gets a prediction (no fallback to a real run)."""
+    wm = model(tasks, lambda job: ok({"submission.csv": answers_of(job)}, cpu_s=5.0, wall_s=5.0))
+    monkeypatch.setattr(wm, "_smaller", lambda item, divisor: None)
+    pred = wm.predict(context, "x = 1")
+    assert pred.failed is None and pred.checks["limits"].p_pass == 1.0, pred.checks["limits"].reason
+
+
 def test_quadratic_growth_is_seen_when_the_half_run_is_the_second_point(tasks, context):
     """CPU that grows with the square of the rows, measured between the proxy run and the half run
     (the quarter failed): extrapolated as quadratic, predicted past 20 CPU-s; as a line it would pass."""

@@ -54,7 +54,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from wmrl_envs.mle.leaderboard import BOARD_MODES
 from wmrl_envs.world_models.base import Prediction, Verdict
@@ -292,41 +292,43 @@ class ProxyRunWorldModel:
                                 f"run may spend ({self.time_share:g} of the {caps['CPU-s']:g} CPU-s limit)"), spent
         if any(est[r] > _GROWTH_CHECK * caps[r] for r in used):
             second, spent = self._growth_run(item)
-            if second is None:
+            if second is False:
                 return None, spent
-            n_2, u_2 = second[0], _usage(second[1])
-            est = {r: _two_point((n_proxy, n_2), (used[r], u_2[r]), n_full) for r in used}
-            superlinear = [r for r in used if _exponent((n_proxy, n_2), (used[r] - base[r], u_2[r] - base[r])) > _SUPERLINEAR]
-            half = self._smaller(item, 2) if superlinear and n_2 < n_proxy // 2 else None
-            if half is not None:  # a third point: the power law through all three
-                spent += _cpu(half[1])
-                if not half[1].ok:
-                    return None, spent
-                u_h = _usage(half[1])
-                for r in used:
-                    est[r] = max(est[r], _power_law((n_proxy, half[0], n_2), (used[r], u_h[r], u_2[r]), n_full))
-            elif superlinear:  # the half run was the second point: the growth between the two, extrapolated
-                for r in superlinear:
-                    k = min(3.0, _exponent((n_proxy, n_2), (used[r] - base[r], u_2[r] - base[r])))
-                    est[r] = max(est[r], base[r] + (used[r] - base[r]) * (n_full / n_proxy) ** k)
+            if second is not None:
+                n_2, u_2 = second[0], _usage(second[1])
+                est = {r: _two_point((n_proxy, n_2), (used[r], u_2[r]), n_full) for r in used}
+                k = {r: _exponent((n_proxy, n_2), (used[r] - base[r], u_2[r] - base[r])) for r in used}
+                superlinear = [r for r in used if k[r] > _SUPERLINEAR]
+                half = self._smaller(item, 2) if superlinear and n_2 < n_proxy // 2 else None
+                if half is not None:  # a third point: the power law through all three
+                    spent += _cpu(half[1])
+                    if not half[1].ok:
+                        return None, spent
+                    u_h = _usage(half[1])
+                    for r in used:
+                        est[r] = max(est[r], _power_law((n_proxy, half[0], n_2), (used[r], u_h[r], u_2[r]), n_full))
+                else:  # the half run was the second point: the growth between the two, extrapolated
+                    for r in superlinear:
+                        est[r] = max(est[r], base[r] + (used[r] - base[r]) * (n_full / n_proxy) ** min(3.0, k[r]))
         text = ", ".join(f"~{est[r]:.0f} of {caps[r]:g} {r}" for r in used)
         if any(est[r] > caps[r] for r in used):
             return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {text}"), spent
         return Verdict(1.0, f"predicted on the full data ({n_full} rows): {text}"), spent
 
-    def _growth_run(self, item: _Pending) -> tuple[tuple[int, RunResult] | None, float]:
+    def _growth_run(self, item: _Pending) -> tuple[tuple[int, RunResult] | Literal[False] | None, float]:
         """The growth check's second run, on a quarter of the proxy's rows, or on half of them where
         a quarter is too few for the program (a class or a fold short of rows fails it); with the CPU
-        seconds spent. None where the split cannot be carved or neither rerun passed."""
+        seconds spent. None where no quarter split can be carved (the linear estimate stands, as
+        without the check); False where the reruns that could be carved all failed."""
         spent = 0.0
         for divisor in (4, 2):
             run = self._smaller(item, divisor)
             if run is None:
-                return None, spent
+                return (None if divisor == 4 else False), spent
             spent += _cpu(run[1])
             if run[1].ok:
                 return run, spent
-        return None, spent
+        return False, spent
 
     def _smaller(self, item: _Pending, divisor: int) -> tuple[int, RunResult] | None:
         """The program rerun on ``rows // divisor`` of the proxy's rows, as ``(rows of the split,
