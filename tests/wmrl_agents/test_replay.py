@@ -74,17 +74,10 @@ def test_replay_refuses_a_non_text_env():
         ReplayWrapper(gym.make("CartPole-v1"), OutcomeStore())
 
 
-def test_the_agents_module_is_a_deprecated_alias_of_the_env_side_table():
-    import importlib
-    import sys
-    import warnings
-
+def test_the_agents_module_is_a_deprecated_alias_of_the_env_side_table(import_deprecated):
     import wmrl_envs.replay as env_side
 
-    sys.modules.pop("wmrl_agents.replay", None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = importlib.import_module("wmrl_agents.replay")
-    assert any(issubclass(w.category, DeprecationWarning) and "wmrl_envs.replay" in str(w.message) for w in caught)
+    old, messages = import_deprecated("wmrl_agents.replay")
+    assert any("wmrl_envs.replay" in m for m in messages)
     assert all(getattr(old, name) is getattr(env_side, name) for name in old.__all__)
     assert old.OutcomeStore is OutcomeStore and old.ReplayWrapper is ReplayWrapper
