@@ -243,3 +243,27 @@ def test_failed_confinement_never_runs_the_program(name, monkeypatch):
     r = ex.run(Job(code="open('submission.csv', 'w').write('ran')"))
     assert r.files == {} and not r.ok
     assert "cgroup write refused" in r.error
+
+
+def test_a_killed_process_is_dying_not_a_leftover():
+    import signal
+    import subprocess
+    import time
+
+    from wmrl_envs.sandbox import procfs
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = procfs.read(child.pid)
+        assert live is not None and not procfs.dying(live)
+        os.kill(child.pid, signal.SIGKILL)
+        for _ in range(200):  # killed, not reaped: a zombie, then gone
+            p = procfs.read(child.pid)
+            if p is None or procfs.dying(p):
+                break
+            time.sleep(0.01)
+        assert p is None or procfs.dying(p)
+    finally:
+        child.kill()
+        child.wait()
+    assert procfs.read(child.pid) is None

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 _TICK = os.sysconf("SC_CLK_TCK")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
+_PF_EXITING = 0x4  # task flag, include/linux/sched.h
+_SIGKILL_BIT = 1 << (9 - 1)  # signal masks in /proc/PID/status: bit n-1 for signal n
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,7 @@ class Proc:
     cpu_s: float  # own user + system time, plus that of reaped children
     rss: int
     zombie: bool
+    exiting: bool = False  # the kernel is tearing it down (PF_EXITING): killed, not yet a zombie
 
 
 def read(pid: int) -> Proc | None:
@@ -29,7 +32,22 @@ def read(pid: int) -> Proc | None:
     fields = raw[raw.rindex(")") + 2 :].split()
     ticks = sum(int(x) for x in fields[11:15])
     return Proc(pid, int(fields[1]), int(fields[3]), int(fields[19]), ticks / _TICK, int(fields[21]) * _PAGE,
-                fields[0] == "Z")
+                fields[0] == "Z", fields[0] == "X" or bool(int(fields[6]) & _PF_EXITING))
+
+
+def dying(p: Proc) -> bool:
+    """Whether ``p`` is on its way out: exiting, or with a SIGKILL pending that it cannot outlive
+    (a process blocked in a long disk write takes the signal only when the write returns)."""
+    if p.zombie or p.exiting:
+        return True
+    try:
+        with open(f"/proc/{p.pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith((b"SigPnd:", b"ShdPnd:")) and int(line.split()[1], 16) & _SIGKILL_BIT:
+                    return True
+    except (OSError, ValueError, IndexError):
+        return True  # gone while we looked
+    return False
 
 
 def pss(p: Proc) -> int:

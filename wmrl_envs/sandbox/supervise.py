@@ -448,7 +448,9 @@ def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, rundir, ou
         result.leftover_procs = len(cg.pids())
     else:
         result.cpu_s = watch.cpu_s
-        result.leftover_procs = len([p for p in tree.scan(holders=not _writers_gone(proc)) if p.pid != proc.pid])
+        # A process killed in the middle of a long write dies when the write returns: not a leftover.
+        scan = tree.scan(holders=not _writers_gone(proc))
+        result.leftover_procs = len([p for p in scan if p.pid != proc.pid and not procfs.dying(p)])
     if result.peak_mem_bytes is None and watch.peak_rss:
         result.peak_mem_bytes, result.peak_mem_source = watch.peak_rss, "watcher:pss"
     result.oom_killed = result.oom_killed or watch.memory_limit_hit
