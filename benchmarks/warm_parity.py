@@ -39,11 +39,10 @@ MEDIAN_CPU_TARGET = 0.5
 def run(env: gym.Env, task: str, code: str) -> dict:
     env.reset(options={"task_id": task})
     _, reward, _, _, info = env.step(code)
-    r = env.unwrapped.last_run
+    r = info["run"] or {}
     return {"status": info["status"], "score": info["score"], "reward": float(reward),
-            "cpu_s": float(r.cpu_s or 0.0) if r else 0.0, "startup_cpu_s": r.startup_cpu_s if r else 0.0,
-            "wall_s": float(r.wall_s) if r else 0.0, "timed_out": bool(r and r.timed_out),
-            "backend": r.backend if r else None}  # fmt: skip
+            "cpu_s": float(r.get("cpu_s") or 0.0), "startup_cpu_s": r.get("startup_cpu_s", 0.0),
+            "wall_s": r.get("wall_s", 0.0), "timed_out": info["timed_out"], "backend": r.get("backend")}
 
 
 def both(envs: dict, job: dict, first: str) -> dict:

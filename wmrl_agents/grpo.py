@@ -28,14 +28,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Queue
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, SupportsFloat, TypeVar
 
 import gymnasium as gym
 import numpy as np
 from tqdm.auto import tqdm
 
+from wmrl_envs.contract import COST_KEYS, Cost, StepInfo, add_cost, step_info, zero_cost
 from wmrl_envs.copies import env_copies
-from wmrl_envs.costs import COST_KEYS
 from wmrl_envs.mixing import Weights, group_advantages
 from wmrl_envs.mixing.state import MixingState
 
@@ -85,9 +85,9 @@ class Episode:
     calibrated: bool = False  # whether the debiasing map was active when the episode ended
     wm_score: float | None = None  # the world model's raw score of the episode (info["mixing"])
     status: str | None = None  # the env's last info["status"] (e.g. "ok", "run_failed")
-    cost: dict = field(default_factory=lambda: dict.fromkeys(COST_KEYS, 0.0))
+    cost: Cost = field(default_factory=zero_cost)
     reward_source: str | None = None  # the last step's info["reward_source"]
-    timed_out: bool = False  # the last executed run hit its wall or CPU time limit
+    timed_out: bool = False  # the last step's info["timed_out"]: its run hit its wall or CPU time limit
     metric: str | None = None  # the name of ``score``'s metric (info["metric"]), where the env says
 
     @property
@@ -106,6 +106,28 @@ class Episode:
         """Whether a program actually ran: real, and not refused before running (invalid_action)."""
         return self.real and self.outcome != "invalid_action"
 
+    def add_step(self, record: Any, reward: SupportsFloat, info: StepInfo) -> None:
+        """Count one step: its record, reward, cost, source and mixing."""
+        self.records.append(record)
+        self.reward += float(reward)
+        self.cost = add_cost(self.cost, info.get("cost"))
+        self.real = self.real and info.get("reward_source", "real") == "real"
+        self.wm_failures += "wm_failure" in info
+        mixing = info.get("mixing")
+        if mixing is not None:
+            self.anchor = bool(mixing["anchor"])
+            self.residual = mixing.get("residual")
+            self.calibrated = bool(mixing.get("calibrated"))
+            self.wm_score = mixing.get("wm_raw")
+
+    def finish(self, info: StepInfo) -> None:
+        """Take the verdict from the last step's info: all a replayed step has, as recorded."""
+        self.score = info.get("score")
+        self.metric = info.get("metric")
+        self.status = info.get("status")
+        self.reward_source = info.get("reward_source", "real")
+        self.timed_out = bool(info.get("timed_out", False))
+
 
 def run_episode(
     env: gym.Env, policy: Sampler, task_id: str, group: str, seed: int, rng: np.random.Generator
@@ -118,26 +140,8 @@ def run_episode(
         action, record = policy.sample(obs, info, rng)
         obs, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
-        ep.records.append(record)
-        ep.reward += float(reward)
-        for k, v in (info.get("cost") or {}).items():
-            if k in ep.cost:
-                ep.cost[k] += float(v or 0.0)
-        ep.real = ep.real and info.get("reward_source", "real") == "real"
-        ep.wm_failures += "wm_failure" in info
-        mixing = info.get("mixing")
-        if mixing is not None:
-            ep.anchor = bool(mixing["anchor"])
-            ep.residual = mixing.get("residual")
-            ep.calibrated = bool(mixing.get("calibrated"))
-            ep.wm_score = mixing.get("wm_raw")
-    ep.score = info.get("score")
-    ep.metric = info.get("metric")
-    ep.status = info.get("status")
-    ep.reward_source = info.get("reward_source", "real")
-    if ep.reward_source == "real" and ep.status == "run_failed":  # the env's own run of this episode
-        run = getattr(getattr(env, "unwrapped", env), "last_run", None)
-        ep.timed_out = bool(getattr(run, "timed_out", False) or getattr(run, "cpu_limit_hit", False))
+        ep.add_step(record, reward, step_info(info))
+    ep.finish(step_info(info))
     return ep
 
 
@@ -322,7 +326,7 @@ class GRPOTrainer:
         self.log_dir = None if log_dir is None else Path(log_dir)
         self.progress = progress
         self.update_idx = 0
-        self.totals = {**dict.fromkeys(COST_KEYS, 0.0), "update_s": 0.0, "episodes": 0, "real_episodes": 0}
+        self.totals: dict[str, float] = {**dict.fromkeys(COST_KEYS, 0.0), "update_s": 0.0, "episodes": 0, "real_episodes": 0}
         self.anchor_pairs: list[tuple[float, float, bool]] = []  # (world-model score, real reward, run ok)
         self._tb: _ScalarWriter | Literal[False] | None = None  # False: no TensorBoard installed
 
@@ -371,11 +375,11 @@ class GRPOTrainer:
         self.update_idx += 1
         return metrics
 
-    def _account(self, episodes: list[Episode], update_s: float) -> dict:
+    def _account(self, episodes: list[Episode], update_s: float) -> Cost:
         """Add the batch's cost, episode counts and anchor pairs to the run's totals; the batch's cost."""
-        cost = {k: sum(e.cost[k] for e in episodes) for k in COST_KEYS}
-        for k, v in cost.items():
-            self.totals[k] += v
+        cost = add_cost(*(e.cost for e in episodes))
+        for k in COST_KEYS:
+            self.totals[k] += cost[k]
         self.totals["update_s"] += update_s
         self.totals["episodes"] += len(episodes)
         self.totals["real_episodes"] += sum(e.executed for e in episodes)  # a refused program never ran

@@ -4,18 +4,20 @@ Text-env programs are deterministic (seeded models, fixed data), so a program's 
 is a fact that can be stored once and reused: by later seeds, by other arms, by the held-out
 evaluation and by the controlled-fidelity study. Reuse must never make anything look cheaper, so a
 replayed step returns the *recorded* ``info["cost"]`` (sandbox CPU-seconds and all): every use is
-charged exactly as if it had run. ``info["replayed"]`` says which steps came from the table.
+charged exactly as if it had run. Nor may it change a verdict: a replayed step returns the whole
+recorded info (``wmrl_envs/contract.py``), so a replayed timeout is a timeout (``timed_out``), not
+just a failed run. ``info["replayed"]`` says which steps came from the table.
 
     key(step) = task content hash : sha256(action_1) : ... : sha256(action_t)
 
 A task's content hash changes with its answers, its leaderboards, the env's reward mode and the
-run limits, so a rebuilt board or another time limit never serves stale rewards. The table is one JSON-lines file (one
-outcome per line,
-appended under an exclusive lock): a crash loses at most the line being written, and several
-processes can share it.
+run limits, so a rebuilt board or another time limit never serves stale rewards. The table is one
+JSON-lines file (one outcome per line, appended under an exclusive lock): a crash loses at most the
+line being written, and several processes can share it.
 
-The table is env-side machinery (it hashes an MLE env's task files, reward mode and limits), so it
-lives in ``wmrl_envs``; ``wmrl_agents.replay``, its former home, re-exports it, deprecated.
+The table is env-side machinery (the env names a task's content: ``MLEEnv.content_key`` hashes its
+files, reward mode and limits), so it lives in ``wmrl_envs``; ``wmrl_agents.replay``, its former
+home, re-exports it, deprecated.
 """
 
 from __future__ import annotations
@@ -101,25 +103,13 @@ def default_store(env_id: str) -> OutcomeStore:
 
 
 def task_key(env: gym.Env, task_id: str) -> str:
-    """Names a task's content: changes when its answers, boards, the env's reward mode, turns,
-    the run limits or the sandbox backend change (a warm run's recorded CPU is not a cold one's,
-    nor is it after the warm zygote's imports change)."""
-    from wmrl_envs.mle.env import MLEEnv
-
-    base = env.unwrapped
-    if not isinstance(base, MLEEnv):
-        raise TypeError(f"task_key needs an MLEEnv under the wrappers (it hashes the task's files, reward mode "
-                        f"and limits), got {type(base).__name__}")
-    task = base.tasks[task_id]
-    h = hashlib.sha256(task.answers_path.read_bytes())
-    for p in task.board_paths:
-        h.update(Path(p).read_bytes())
-    h.update(base.reward_mode.encode())
-    h.update(str(base.max_turns).encode())
-    h.update(repr(base.limits_for(task)).encode())  # a time limit changes what a program scores
-    h.update(base.executor.name.encode())
-    h.update(repr(getattr(base.executor, "preload", ())).encode())  # a zygote that imports more charges less
-    return f"{task_id}:{h.hexdigest()[:16]}"
+    """The content key of ``task_id``: the unwrapped env's ``content_key(task_id)``, which changes
+    whenever what the env would answer for that task could (``MLEEnv.content_key`` has the list)."""
+    content_key = getattr(env.unwrapped, "content_key", None)
+    if content_key is None:
+        raise TypeError(f"replaying outcomes needs an env with content_key(task_id) naming a task's content "
+                        f"(MLEEnv has one); {type(env.unwrapped).__name__} has none")
+    return str(content_key(task_id))
 
 
 def action_key(prefix: str, action: Any) -> str:
@@ -131,43 +121,44 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=lambda v: v.item() if hasattr(v, "item") else str(v)))
 
 
-class ReplayWrapper(gym.Wrapper):
+class ReplayWrapper(gym.Wrapper[str, str, str, str]):
     """Answers a text env's steps from an :class:`OutcomeStore`, running only unseen ones.
 
-    The replayed ``info`` is the recorded one (costs included) plus ``info["replayed"] = True``;
-    an executed step is stored before it is returned. Put it directly around the real env, under
-    any world-model wrapper, so that only executions are cached.
+    A replayed step is the recorded one: the same observation, reward, episode end and ``info``
+    (the step contract's ``status``, ``timed_out``, ``cost``, ``score``, ``run`` and the env's own
+    keys), with ``info["replayed"] = True`` and the current episode's ``group``. An executed step
+    is stored before it is returned, and returned as stored (JSON values), so both look alike.
+    Put it directly around the real env, under any world-model wrapper, so that only executions
+    are cached.
     """
 
-    def __init__(self, env: gym.Env, store: OutcomeStore) -> None:
+    def __init__(self, env: gym.Env[str, str], store: OutcomeStore) -> None:
         super().__init__(env)
         if not isinstance(env.action_space, gym.spaces.Text):
             raise ValueError("ReplayWrapper needs a text env (programs as actions); this env's actions are not text")
         self.store = store
         self._keys: dict[str, str] = {}
         self._prefix = ""
-        self._reset_obs: Any = None
-        self._reset_info: dict = {}
-        self._actions: list[Any] = []
+        self._group: str | None = None
+        self._actions: list[str] = []
         self._inner_at = 0  # how many of this episode's actions the inner env has really taken
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
         task_id = info["task_id"]
         if task_id not in self._keys:
             self._keys[task_id] = task_key(self.env, task_id)
         self._prefix = self._keys[task_id]
-        self._reset_obs, self._reset_info = obs, info
+        self._group = info.get("group")
         self._actions, self._inner_at = [], 0
         return obs, info
 
-    def step(self, action: Any):
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         self._actions.append(action)
         self._prefix = action_key(self._prefix, action)
         hit = self.store.get(self._prefix)
         if hit is not None:
-            info = {**hit["info"], "replayed": True, "group": self._reset_info.get("group")}
-            return hit["obs"], float(hit["reward"]), bool(hit["terminated"]), bool(hit["truncated"]), info
+            return self._answer(hit, replayed=True)
         for earlier in self._actions[self._inner_at : -1]:  # a multi-turn episode whose prefix was replayed
             self.env.step(earlier)
         self._inner_at = len(self._actions)
@@ -175,4 +166,9 @@ class ReplayWrapper(gym.Wrapper):
         outcome = {"obs": obs, "reward": float(reward), "terminated": bool(terminated),
                    "truncated": bool(truncated), "info": _jsonable({k: v for k, v in info.items() if k != "group"})}
         self.store.put(self._prefix, outcome)
-        return obs, float(reward), terminated, truncated, {**info, "replayed": False}
+        return self._answer(outcome, replayed=False)
+
+    def _answer(self, outcome: dict[str, Any], replayed: bool) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """The step of a stored ``outcome``, in this episode's group."""
+        info = {**outcome["info"], "replayed": replayed, "group": self._group}
+        return outcome["obs"], float(outcome["reward"]), bool(outcome["terminated"]), bool(outcome["truncated"]), info

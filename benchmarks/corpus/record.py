@@ -103,21 +103,20 @@ def run_one(path: Path, tasks: dict[str, dict]) -> dict:
     try:
         env.reset(options={"task_id": task_id})
         _, reward, _, _, info = env.step(code)
-        run = env.unwrapped.last_run
+        stderr = getattr(env.unwrapped.last_run, "stderr", "") or ""  # info["run"] is a summary without output
     finally:
         env.close()
-    cost = info.get("cost") or {}
-    stderr = (getattr(run, "stderr", "") or "") if run is not None else ""
+    cost, run = info["cost"], info["run"] or {}
     row.update({
-        "status": info.get("status"),
-        "score": info.get("score"),
+        "status": info["status"],
+        "score": info["score"],
         "reward": float(reward),
         "percentile": info.get("percentile"),
         "rpg": info.get("rpg"),
-        "wall_s": round(float(cost.get("exec_s", getattr(run, "wall_s", 0.0) or 0.0)), 3),
-        "cpu_s": round(float(cost.get("exec_cpu_s", getattr(run, "cpu_s", 0.0) or 0.0)), 3),
-        "exit_code": getattr(run, "exit_code", None),
-        "timed_out": bool(getattr(run, "timed_out", False) or getattr(run, "cpu_limit_hit", False)),
+        "wall_s": round(float(cost["exec_s"]), 3),
+        "cpu_s": round(float(cost["exec_cpu_s"]), 3),
+        "exit_code": run.get("exit_code"),
+        "timed_out": info["timed_out"],
         "stderr_tail": "\n".join(stderr.strip().splitlines()[-4:])[-600:],
         "problem": None if info.get("status") == "ok" else _problem(info.get("feedback", "")),
         "elapsed_s": round(time.time() - t0, 2),

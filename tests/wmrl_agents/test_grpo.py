@@ -252,28 +252,23 @@ def test_every_anchor_episode_keeps_its_pair_and_a_replayed_update_adds_none(tmp
 
 
 class StatusEnv(gym.Env):
-    """Single-turn: the action names the outcome the env reports (``status`` in info)."""
+    """Single-turn: the action names the outcome the env reports (``status`` and ``timed_out`` in info)."""
 
     def __init__(self):
         self.observation_space = spaces.Text(10_000, min_length=0)
         self.action_space = spaces.Text(10_000, min_length=0)
-        self.last_run = None
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        self.last_run = None
         return "task", {"task_id": options["task_id"], "group": options.get("group"), "wm_context": CONTEXTS["clean-task"]}
 
     def step(self, action):
-        from types import SimpleNamespace
-
         status = {"timeout": "run_failed"}.get(action, action)
         ran = status != "invalid_action"
-        self.last_run = SimpleNamespace(timed_out=action == "timeout", cpu_limit_hit=False) if ran else None
         reward = 0.8 if status == "ok" else 0.0
         cost = {"exec_s": 2.0 if ran else 0.0, "exec_cpu_s": 0.0}
         return "done", reward, True, False, {"reward_source": "real", "score": 100.0 if status == "ok" else None,
-                                             "status": status, "cost": cost}
+                                             "status": status, "timed_out": action == "timeout", "cost": cost}
 
 
 class CyclePolicy:

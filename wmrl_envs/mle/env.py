@@ -8,13 +8,14 @@ configurations of it (suite, split and reward mode).
 from __future__ import annotations
 
 import copy
+import hashlib
 import threading
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-from wmrl_envs.costs import zero_cost
+from wmrl_envs.contract import RunSummary, StepInfo, WmContext, zero_cost
 from wmrl_envs.mle.build import carved_task
 from wmrl_envs.mle.grading import InvalidSubmission
 from wmrl_envs.mle.leaderboard import BOARD_MODES, REWARD_MODES
@@ -45,6 +46,13 @@ def check_code(action: Any) -> str | None:
     except (ValueError, MemoryError, RecursionError, OverflowError) as e:
         return f"the action is not valid Python source ({type(e).__name__}: {e})"
     return None
+
+
+def run_summary(r: RunResult) -> RunSummary:
+    """The few fields of a run a trainer or a benchmark reads (``info["run"]``)."""
+    return {"backend": r.backend, "exit_code": r.exit_code, "wall_s": float(r.wall_s),
+            "cpu_s": None if r.cpu_s is None else float(r.cpu_s), "startup_cpu_s": float(r.startup_cpu_s),
+            "cpu_limit_hit": r.cpu_limit_hit, "oom_killed": r.oom_killed}
 
 
 class MLEEnv(gym.Env[str, str]):
@@ -79,10 +87,17 @@ class MLEEnv(gym.Env[str, str]):
         ``exec_cpu_s``: the run's CPU plus its share of the warm sandbox's zygote, ``wm_s``,
         ``sim_steps``, ``sim_s``),
         ``task_id``, ``metric`` (the name of ``score``'s metric), ``group``, ``turn``, ``phase``,
-        ``status``, ``feedback``, and on the last
-        turn ``percentile``, ``position``, ``medal``, ``rpg`` (None where there is no board).
-        ``reset`` info carries ``task_id``, ``group`` and ``wm_context`` (a ``TaskContext``).
-        The last :class:`RunResult` is ``env.unwrapped.last_run``.
+        ``status``, ``timed_out`` (the run hit its wall or CPU time limit), ``run`` (a summary of
+        the run: backend, exit code, seconds, limits hit; None when no program ran),
+        ``feedback``, and on the last
+        turn ``percentile``, ``position``, ``medal``, ``rpg`` (None where there is no board): the
+        step contract's keys are typed in :class:`~wmrl_envs.contract.StepInfo`.
+        ``reset`` info carries ``task_id``, ``group`` and ``wm_context`` (a
+        :class:`~wmrl_envs.contract.WmContext`).
+        ``env.unwrapped.last_run`` is the full :class:`RunResult` of the last program this env ran
+        (stdout, stderr, files; None after ``reset``), for users who want more than ``info["run"]``;
+        a step answered by ``ReplayWrapper`` runs nothing and leaves it None, so trainers read
+        ``info``.
 
     Args:
         suite: ``"offline"`` (embedded MLE-Dojo-style competitions), ``"dsbench"`` (embedded
@@ -217,6 +232,21 @@ class MLEEnv(gym.Env[str, str]):
         twin.task, twin.group, twin.turn, twin.last_run, twin._obs = None, None, 0, None, ""
         return twin
 
+    def content_key(self, task_id: str) -> str:
+        """Names what this env would answer for ``task_id`` (``ReplayWrapper``'s key): changes when
+        its answers, boards, the reward mode, turns, the run limits or the sandbox backend change (a
+        warm run's recorded CPU is not a cold one's, nor is it after the warm zygote's imports change)."""
+        task = self.tasks[task_id]
+        h = hashlib.sha256(task.answers_path.read_bytes())
+        for p in task.board_paths:
+            h.update(Path(p).read_bytes())
+        h.update(self.reward_mode.encode())
+        h.update(str(self.max_turns).encode())
+        h.update(repr(self.limits_for(task)).encode())  # a time limit changes what a program scores
+        h.update(self.executor.name.encode())
+        h.update(repr(getattr(self.executor, "preload", ())).encode())  # a zygote that imports more charges less
+        return f"{task_id}:{h.hexdigest()[:16]}"
+
     def _task_text(self, task: Task) -> str:
         if task.id not in self._text:
             self._text[task.id] = task_text(task, self.limits_for(task), self.max_turns)
@@ -248,16 +278,16 @@ class MLEEnv(gym.Env[str, str]):
         }
         return self._obs, info
 
-    def _wm_context(self) -> dict:
+    def _wm_context(self) -> WmContext:
         """What a world model may know of the current task; its ``limits`` are the ones this env
         enforces (``limits=`` overrides included), so a world model judges what a run will meet."""
         assert self.task is not None
         enforced = self.limits_for(self.task)
-        base = self.task.context(self.max_turns)
-        ctx: dict[str, object] = {**base, "suite": self.suite, "reward_mode": self.reward_mode}
+        ctx = self.task.context(self.max_turns)
+        ctx["suite"], ctx["reward_mode"] = self.suite, self.reward_mode
         if self.size is not None:
             ctx["size"] = self.size
-        ctx["limits"] = {k: float(getattr(enforced, k)) for k in base["limits"]}
+        ctx["limits"] = {k: float(getattr(enforced, k)) for k in ctx.get("limits", {})}
         return ctx
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
@@ -280,28 +310,37 @@ class MLEEnv(gym.Env[str, str]):
         self._obs = self._clip(
             f"{self._task_text(task)}\n\n## Feedback on turn {self.turn}\n{feedback}{next_turn}"
         )
-        r = outcome.result
         info = {
-            "reward_source": "real",
-            "score": outcome.score,
-            "cost": zero_cost(
-                exec_s=float(r.wall_s) if r else 0.0,
-                exec_cpu_s=float((r.cpu_s or 0.0) + r.startup_cpu_s) if r else 0.0,
-            ),
-            "task_id": task.id,
-            "metric": task.metric.name,
-            "group": self.group,
-            "turn": self.turn,
-            "phase": phase,
-            "status": outcome.status,
+            **self._contract_info(outcome, task),
             "paid_score": outcome.paid,
             "blank_predictions": outcome.blanks,
+            "turn": self.turn,
+            "phase": phase,
             "feedback": feedback,
             **board,
         }
         if task.alignment is not None:
             info["alignment"] = task.alignment
         return self._obs, float(reward), final, False, info
+
+    def _contract_info(self, outcome: Outcome, task: Task) -> StepInfo:
+        """The step contract's part of a step's info, all read from ``outcome``: a replay of the
+        step (``ReplayWrapper``) returns it as recorded, so a trainer needs nothing else."""
+        r = outcome.result
+        return {
+            "reward_source": "real",
+            "status": outcome.status,
+            "timed_out": r is not None and (r.timed_out or r.cpu_limit_hit),
+            "score": outcome.score,
+            "metric": task.metric.name,
+            "cost": zero_cost(
+                exec_s=float(r.wall_s) if r else 0.0,
+                exec_cpu_s=float((r.cpu_s or 0.0) + r.startup_cpu_s) if r else 0.0,
+            ),
+            "run": None if r is None else run_summary(r),
+            "task_id": task.id,
+            "group": self.group,
+        }
 
     def render(self) -> str | None:
         return self._obs if self.render_mode == "ansi" else None

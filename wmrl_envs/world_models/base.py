@@ -5,7 +5,7 @@ A world model maps ``(context, action)`` to a :class:`Prediction` whose ``score`
 ``info["wm_context"]`` from ``reset``, refreshed in ``step`` info where it changes); a wrapper
 never reaches into env internals beyond that.
 
-Text envs: ``context`` describes the task (see :class:`TaskContext`), ``action`` is the code.
+Text envs: ``context`` describes the task (see :class:`~wmrl_envs.contract.WmContext`), ``action`` is the code.
 Embodied envs: ``context`` carries the instruction and the goal state, ``action`` is the
 observation reached, and ``score`` is task progress.
 """
@@ -14,35 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, Protocol, TypedDict, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+# The env's side of the contract lives with the step contract (wmrl_envs/contract.py), re-exported
+# here under the names world models have always used.
+from wmrl_envs.contract import FileSchema as FileSchema
+from wmrl_envs.contract import WmContext
 
-class FileSchema(TypedDict):
-    n_rows: int
-    columns: dict[str, str]  # column -> dtype name
-    nan_fraction: dict[str, float]  # column -> share of missing values
-    n_unique: NotRequired[dict[str, int]]  # column -> distinct non-missing values (one-hot width)
-    # test files: text column -> distinct values the matching train file lacks (0: none unseen)
-    unseen_in_test: NotRequired[dict[str, int]]
-
-
-class TaskContext(TypedDict, total=False):
-    """What a text env tells a world model about its task (all keys JSON-serializable)."""
-
-    task_id: str
-    description: str
-    task_type: str  # "binary" | "multiclass" | "regression"
-    metric: str  # e.g. "roc_auc"
-    higher_is_better: bool
-    target: str
-    id_column: str
-    files: dict[str, FileSchema]  # public files under data/, e.g. "train.csv"
-    submission_columns: list[str]
-    limits: dict[str, float]  # wall_s, cpu_s, memory_mb
-    max_turns: int
-    suite: str  # the env's suite: "offline", "dsbench" or a data folder's absolute path
-    reward_mode: str  # how the env pays a graded score ("percentile", "rpg", ...)
-    size: int  # embedded suites built at another size (``size=``): source rows kept
+TaskContext = WmContext
 
 
 @dataclass(frozen=True)
