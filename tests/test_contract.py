@@ -78,3 +78,25 @@ def test_a_run_that_ends_in_time_is_not_timed_out(tight_env):
     info = tight_env.step(PROGRAM)[4]
     assert info["status"] == "ok" and info["timed_out"] is False
     assert info["run"]["exit_code"] == 0 and info["run"]["cpu_s"] > 0 and not info["run"]["cpu_limit_hit"]
+
+
+def test_a_predicted_step_carries_the_contract_and_never_times_out(tight_env):
+    from wmrl_envs.world_models import CodeCheckWorldModel
+    from wmrl_envs.wrappers import WorldModelWrapper
+
+    wrapped = WorldModelWrapper(tight_env, CodeCheckWorldModel())
+    wrapped.reset(options={"task_id": "penguins", "group": "g"})
+    info = wrapped.step(SPIN)[4]
+    assert info["reward_source"] == "world_model" and info["timed_out"] is False and info["score"] is None
+    assert tuple(info["cost"]) == COST_KEYS and info["cost"]["exec_s"] == 0.0 and info["cost"]["wm_s"] > 0
+    episode = run_episode(wrapped, Send(SPIN), "penguins", "g", 0, np.random.default_rng(0))
+    assert episode.outcome == "predicted" and not episode.timed_out
+
+
+def test_finished_episode_keeps_its_old_name_as_a_deprecated_alias():
+    from wmrl_envs import wrappers
+
+    with pytest.warns(DeprecationWarning, match="now named FinishedEpisode"):
+        assert wrappers.Episode is wrappers.FinishedEpisode
+    with pytest.raises(AttributeError, match="no attribute 'Episodes'"):
+        wrappers.Episodes  # noqa: B018

@@ -20,6 +20,11 @@ down) is never paid: ``on_wm_failure`` says what replaces it, and every step it 
 - ``"raise"``: ``RuntimeError``.
 
 Simulated envs have no static fallback: a failed progress prediction raises.
+
+Every step's info keeps the step contract (:class:`~wmrl_envs.contract.StepInfo`): a predicted text
+step has ``reward_source``, ``score`` None, ``timed_out`` False (nothing ran), the full ``cost``
+(its world-model seconds), ``task_id``, ``group`` and ``prediction``; an executed step is the
+env's info with the world-model seconds and the replayed turns' cost added.
 """
 
 from __future__ import annotations
@@ -32,14 +37,15 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.core import ActType, ObsType
 
 from .batching import Coalescer
-from .costs import ZERO_COST, zero_cost
+from .contract import MixingInfo, StepInfo, add_cost, as_info, zero_cost
 from .mixing import MixingConfig, OnlineDebiaser
 from .mixing.state import MixingState
 from .world_models.base import Prediction, WorldModel
@@ -47,7 +53,8 @@ from .world_models.screening import safe_predict, safe_predict_batch
 
 WorldModelLike = WorldModel | Callable[[Any], float]
 ON_WM_FAILURE = ("static", "execute", "raise")
-
+Step = tuple[ObsType, float, bool, bool, dict[str, Any]]
+"""A step's 5-tuple as the wrappers return it (info: the step contract, ``wmrl_envs/contract.py``)."""
 
 
 def _predict(world_model: WorldModelLike, context: dict, action: Any, code: bool = True) -> Prediction:
@@ -66,19 +73,9 @@ def _predict_pairs(world_model: WorldModel, pairs: list[tuple[dict, Any]]) -> li
     return safe_predict_batch(world_model, [c for c, _ in pairs], [a for _, a in pairs])
 
 
-def _add_wm_cost(info: dict, seconds: float) -> None:
+def _add_wm_cost(info: dict[str, Any], seconds: float) -> None:
     """Add world-model seconds to ``info["cost"]``, filling in the contract's keys."""
-    info["cost"] = {**ZERO_COST, **(info.get("cost") or {})}
-    info["cost"]["wm_s"] += seconds
-
-
-def _add_costs(info: dict, costs: list[dict]) -> None:
-    """Add the ``cost`` dicts of other steps (replayed turns) to ``info["cost"]``."""
-    info["cost"] = {**ZERO_COST, **(info.get("cost") or {})}
-    for cost in costs:
-        for k, v in cost.items():
-            if k in info["cost"]:
-                info["cost"][k] += v or 0
+    info["cost"] = add_cost(info.get("cost"), zero_cost(wm_s=seconds))
 
 
 def _canonical(x: Any) -> bytes:
@@ -106,11 +103,12 @@ def _check_world_model(world_model: Any) -> None:
         )
 
 
-class _PredictingWrapper(gym.Wrapper):
+class _PredictingWrapper(gym.Wrapper[ObsType, ActType, ObsType, ActType]):
     """What both wrappers share: context tracking, prediction, the never-execute text step, and
-    the fallback when the world model fails."""
+    the fallback when the world model fails. Observations and actions are the env's (a text env's
+    predicted observation is text, as its real ones are)."""
 
-    def __init__(self, env: gym.Env, world_model: WorldModelLike, wm_horizon: int | None = None,
+    def __init__(self, env: gym.Env[ObsType, ActType], world_model: WorldModelLike, wm_horizon: int | None = None,
                  on_wm_failure: str = "static") -> None:
         super().__init__(env)
         _check_world_model(world_model)
@@ -127,21 +125,21 @@ class _PredictingWrapper(gym.Wrapper):
         self.is_text = isinstance(env.action_space, spaces.Text)
         self.wm_failures = 0  # failed predictions seen by this wrapper
         self._static: WorldModel | None = None
-        self._context: dict = {}
+        self._context: dict[str, Any] = {}
         self._first_obs: Any = None
-        self._reset_info: dict = {}
+        self._reset_info: dict[str, Any] = {}
         self._t = 0
         self._progress = 0.0
         self._predicted_actions: list = []  # this episode's predicted turns, replayed if it executes
         self._executing = False
 
-    def _begin(self, obs: Any, info: dict) -> None:
+    def _begin(self, obs: ObsType, info: dict[str, Any]) -> None:
         self._context = dict(info.get("wm_context") or {})
         self._first_obs, self._reset_info, self._t = obs, info, 0
         self._progress = 0.0
         self._predicted_actions, self._executing = [], False
 
-    def _predict_code(self, action: Any) -> Prediction:
+    def _predict_code(self, action: ActType) -> Prediction:
         """The guarded prediction of one text step, batched with concurrent copies' steps."""
         if self._batched is None:
             return _predict(self.world_model, self._context, action)
@@ -161,7 +159,9 @@ class _PredictingWrapper(gym.Wrapper):
             self._static = CodeCheckWorldModel()
         return self._static
 
-    def _text_turn(self, action: Any, reward_of: Callable[[float], float]):
+    def _text_turn(
+        self, action: ActType, reward_of: Callable[[float], float]
+    ) -> tuple[ObsType, float, bool, bool, dict[str, Any], Prediction | None]:
         """One text step: predicted, or on a failed prediction its fallback. Returns the step's
         5-tuple and the world model's prediction (None when it failed or the episode executes)."""
         if self._executing:
@@ -178,45 +178,45 @@ class _PredictingWrapper(gym.Wrapper):
             fallback = safe_predict(self._static_model(), self._context, action)
             obs, reward, terminated, truncated, info = self._predicted_text_step(action, fallback, float)
             info["reward_source"] = "world_model_fallback"
-            info["cost"]["wm_s"] += pred.cost_s
+            _add_wm_cost(info, pred.cost_s)
         info["wm_failure"] = pred.failed
         return obs, reward, terminated, truncated, info, None
 
-    def _execute(self, action: Any):
-        """Step the real env; the first time in an episode, replay its predicted turns before."""
-        replayed = [self.env.step(a)[4].get("cost") or {} for a in self._predicted_actions]
+    def _execute(self, action: ActType) -> Step[ObsType]:
+        """Step the real env; the first time in an episode, replay its predicted turns before
+        (their cost is this step's)."""
+        replayed = [self.env.step(a)[4].get("cost") for a in self._predicted_actions]
         self._predicted_actions = []
         obs, reward, terminated, truncated, info = self.env.step(action)
         self._t += 1
-        info = dict(info)
-        _add_costs(info, replayed)
-        info["reward_source"] = "real"
+        info = {**info, "cost": add_cost(info.get("cost"), *replayed), "reward_source": "real"}
         return obs, float(reward), terminated, truncated, info
 
-    def _predicted_text_step(self, action: Any, pred: Prediction, reward_of: Callable[[float], float]):
-        """Answer a text step from a prediction alone: the env does not run."""
+    def _predicted_text_step(self, action: ActType, pred: Prediction, reward_of: Callable[[float], float]) -> Step[ObsType]:
+        """Answer a text step from a prediction alone: the env does not run, so nothing times out."""
         self._predicted_actions.append(action)
         self._t += 1
         max_turns = int(self._context.get("max_turns", 1))
         obs = f"{self._first_obs}\n\n## World-model feedback (turn {self._t}/{max_turns})\n{pred.feedback}"
-        info = {
+        info: StepInfo = {
             "task_id": self._reset_info.get("task_id"),
             "group": self._reset_info.get("group"),
             "reward_source": "world_model",
             "score": None,
+            "timed_out": False,
             "cost": zero_cost(wm_s=pred.cost_s),
             "prediction": {
                 "score": pred.score,
                 "checks": {k: v.p_pass for k, v in pred.checks.items()},
             },
         }
-        return obs, reward_of(pred.score), self._t >= max_turns, False, info
+        return cast(ObsType, obs), reward_of(pred.score), self._t >= max_turns, False, as_info(info)
 
-    def _predicted_progress(self, obs: Any, info: dict) -> Prediction:
+    def _predicted_progress(self, obs: ObsType, info: dict[str, Any]) -> Prediction:
         self._context = dict(info.get("wm_context") or self._context)
         return self._progress_of(obs)
 
-    def _progress_of(self, obs: Any) -> Prediction:
+    def _progress_of(self, obs: ObsType) -> Prediction:
         """Predicted progress of a simulated env; there is no fallback for a failed one."""
         pred = _predict(self.world_model, self._context, obs, code=False)
         if pred.failed is not None:
@@ -242,16 +242,17 @@ class WorldModelWrapper(_PredictingWrapper):
             prediction (module docstring); ``wm_failures`` counts them.
     """
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[ObsType, dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
         self._begin(obs, info)
         if not self.is_text:
             self._progress = self._progress_of(obs).score
         return obs, info
 
-    def step(self, action: Any):
+    def step(self, action: ActType) -> Step[ObsType]:
         if self.is_text:
-            return self._text_turn(action, float)[:5]
+            obs, reward, terminated, truncated, info, _ = self._text_turn(action, float)
+            return obs, reward, terminated, truncated, info
         obs, _, terminated, truncated, info = self.env.step(action)
         pred = self._predicted_progress(obs, info)
         reward = pred.score - self._progress
@@ -266,7 +267,7 @@ class WorldModelWrapper(_PredictingWrapper):
 
 
 @dataclass(frozen=True)
-class Episode:
+class FinishedEpisode:
     """What ``real_score=`` sees of a finished anchor episode of a simulated env."""
 
     episode_return: float  # the sum of the env's own rewards
@@ -280,7 +281,17 @@ class Episode:
         return None if value is None else bool(value)
 
 
-RealScore = str | Callable[[Episode], float]
+def __getattr__(name: str) -> Any:
+    """``Episode``: the deprecated name of :class:`FinishedEpisode` (``wmrl_agents.grpo.Episode``
+    is the trainer's episode record)."""
+    if name == "Episode":
+        warnings.warn("wmrl_envs.wrappers.Episode is deprecated: it is what real_score= sees of a finished "
+                      "anchor episode, now named FinishedEpisode", DeprecationWarning, stacklevel=2)
+        return FinishedEpisode
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+RealScore = str | Callable[[FinishedEpisode], float]
 _REAL_SCORES = ("auto", "success", "return")
 
 
@@ -309,7 +320,7 @@ class MixedRewardWrapper(_PredictingWrapper):
       end). ``"auto"`` (default) is ``info["success"]`` where the env reports it (LIBERO), else
       the episode return normalised to [0, 1] by ``return_range`` or, without one, by the running
       range of anchor returns; ``"success"`` requires ``info["success"]``; ``"return"`` always
-      uses the normalised return; a function ``f(Episode) -> float`` is yours.
+      uses the normalised return; a function ``f(FinishedEpisode) -> float`` is yours.
 
     Non-anchor episodes are paid ``f(s)`` at their last step, where ``f`` is the current map. The
     map stays the identity until the anchors' real scores vary (``stats()["calib_reason"]``): WMRL
@@ -380,7 +391,8 @@ class MixedRewardWrapper(_PredictingWrapper):
                              "pass e.g. group_size=4, or None to make each group-less episode its own group")
         super().__init__(env, world_model, wm_horizon, on_wm_failure)
         if not (callable(real_score) or real_score in _REAL_SCORES):
-            raise ValueError(f"real_score must be one of {_REAL_SCORES} or a function f(Episode) -> float, got {real_score!r}")
+            raise ValueError(f"real_score must be one of {_REAL_SCORES} or a function f(FinishedEpisode) -> float, "
+                             f"got {real_score!r}")
         if return_range is not None and not (len(return_range) == 2 and return_range[0] < return_range[1]):
             raise ValueError(f"return_range must be (lo, hi) with lo < hi, got {return_range!r}")
         if state is None:
@@ -404,7 +416,7 @@ class MixedRewardWrapper(_PredictingWrapper):
                 f"{env.unwrapped.__class__.__name__} does not declare info['success']: unless it reports one, "
                 "an anchor episode's real score is its return normalised by "
                 + ("return_range" if return_range else "the running range of anchor returns")
-                + "; pass real_score= (a function of the Episode) to define it",
+                + "; pass real_score= (a function of the FinishedEpisode) to define it",
                 UserWarning,
                 stacklevel=2,
             )
@@ -427,7 +439,7 @@ class MixedRewardWrapper(_PredictingWrapper):
     def load_state_dict(self, state: dict) -> None:
         self.state.load_state_dict(state)
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[ObsType, dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
         self._begin(obs, info)
         key = info.get("group", (options or {}).get("group"))
@@ -449,7 +461,7 @@ class MixedRewardWrapper(_PredictingWrapper):
             self._tag = f"s{seed}"
         return f"{self._tag}-g{n // self.group_size}"
 
-    def step(self, action: Any):
+    def step(self, action: ActType) -> Step[ObsType]:
         if self._identity is not None:
             self._identity.update(_canonical(action))
         if self.is_text:
@@ -468,11 +480,15 @@ class MixedRewardWrapper(_PredictingWrapper):
         with self.state.lock:
             self.state.counts["real_steps" if real else "predicted_steps"] += 1
 
-    def _text_step(self, action: Any):
+    def _text_step(self, action: ActType) -> Step[ObsType]:
         if not self._anchor:
             obs, reward, terminated, truncated, info, pred = self._text_turn(action, self.state.transform)
             self._count(real=info["reward_source"] == "real")  # an executed fallback is a real step
             return self._finish(obs, reward, terminated, truncated, info, None if pred is None else pred.score, None)
+        return self._anchor_text_step(action)
+
+    def _anchor_text_step(self, action: ActType) -> Step[ObsType]:
+        """An anchor's text step: run for real, and predicted too (the pair trains the debiaser)."""
         self._count(real=True)
         pred = self._predict_code(action)
         if pred.failed is not None:
@@ -489,7 +505,7 @@ class MixedRewardWrapper(_PredictingWrapper):
             observe(self._context, action, real)
         return self._finish(obs, float(reward), terminated, truncated, info, wm_score, real)
 
-    def _sim_step(self, action: Any):
+    def _sim_step(self, action: ActType) -> Step[ObsType]:
         t0 = time.perf_counter()
         obs, env_reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
@@ -510,13 +526,13 @@ class MixedRewardWrapper(_PredictingWrapper):
         wm_score = self._s if done else None
         if self._anchor:
             info["reward_source"] = "real"
-            real = self._episode_score(Episode(self._return, self._t, info)) if done else None
+            real = self._episode_score(FinishedEpisode(self._return, self._t, info)) if done else None
             return self._finish(obs, 0.0, terminated, truncated, info, wm_score, real)
         reward = self.state.transform(wm_score) if wm_score is not None else 0.0  # not None iff done
         info.update(reward_source="world_model", real_score=info.get("score"), score=None)
         return self._finish(obs, reward, terminated, truncated, info, wm_score, None)
 
-    def _episode_score(self, episode: Episode) -> float:
+    def _episode_score(self, episode: FinishedEpisode) -> float:
         """The real score of a finished anchor episode; a bad value is an error naming its source."""
         how = self.real_score
         if how == "success" or (how == "auto" and episode.success is not None):
@@ -540,14 +556,15 @@ class MixedRewardWrapper(_PredictingWrapper):
             return float(value)
         return self.state.normalised_return(episode.episode_return, self.return_range)
 
-    def _finish(self, obs, reward, terminated, truncated, info, wm_score, real):
+    def _finish(self, obs: ObsType, reward: float, terminated: bool, truncated: bool, info: dict[str, Any],
+                wm_score: float | None, real: float | None) -> Step[ObsType]:
         """Pay anchors their real score, record the episode, and describe the mixing."""
         if real is not None:
             reward = real
         residual = None
         if terminated or truncated:
             residual = self.state.end_episode(self._group, reward, wm_score, real, self._episode())
-        info["mixing"] = {
+        mixing: MixingInfo = {
             "anchor": self._anchor,
             "group": self._group,
             "wm_raw": wm_score,
@@ -557,5 +574,6 @@ class MixedRewardWrapper(_PredictingWrapper):
             "calibrated": self.state.calibrated,
         }
         if terminated or truncated:
-            info["mixing"]["monitor"] = self.state.monitor_summary()
+            mixing["monitor"] = self.state.monitor_summary()
+        info["mixing"] = mixing
         return obs, reward, terminated, truncated, info
