@@ -82,7 +82,7 @@ def time_steps(env: MLEDojoEnv, task_id: str, steps: int) -> dict:
         step_s.append(time.perf_counter() - t0)
         exec_s.append(info["cost"]["exec_s"])
         t0 = time.perf_counter()
-        task.grade(env.last_run.files["submission.csv"])
+        task.grade(env.last_run.files["submission.csv"])  # the bytes: only the full RunResult has them
         grade_s.append(time.perf_counter() - t0)
     overhead = np.array(step_s) - np.array(exec_s) - np.array(grade_s)
     step, grade, run, over = (

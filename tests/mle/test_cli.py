@@ -23,7 +23,7 @@ def test_run_code_prints_the_graded_run(tmp_path, capsys, monkeypatch, cache_roo
     )
     assert main(["run-code", str(program), "--task", "penguins"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["status"] == "ok" and out["reward"] == out["percentile"] < 0.3
+    assert out["status"] == "ok" and out["timed_out"] is False and out["reward"] == out["percentile"] < 0.3
     assert out["run"]["exit_code"] == 0 and out["run"]["isolation"] == "strong"
     assert main(["run-code", str(program), "--task", "no-such-task"]) == 2
     assert "valid ids: ames-housing" in capsys.readouterr().err

@@ -83,10 +83,11 @@ def _run_code(args: argparse.Namespace) -> int:
         _, reward, _, _, info = env.step(code)
     finally:
         env.close()
-    run = env.unwrapped.last_run
+    run = env.unwrapped.last_run  # the full RunResult (stdout, stderr): info["run"] summarises it
     out = {
         "task_id": args.task,
         "status": info["status"],
+        "timed_out": info["timed_out"],
         "score": info["score"],
         "paid_score": info.get("paid_score"),
         "blank_predictions": info.get("blank_predictions", 0),
