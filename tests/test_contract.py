@@ -100,3 +100,17 @@ def test_finished_episode_keeps_its_old_name_as_a_deprecated_alias():
         assert wrappers.Episode is wrappers.FinishedEpisode
     with pytest.raises(AttributeError, match="no attribute 'Episodes'"):
         wrappers.Episodes  # noqa: B018
+
+
+def test_a_failed_run_recorded_without_its_timeout_verdict_runs_again(tight_env, tmp_path):
+    store = OutcomeStore(tmp_path / "outcomes.jsonl")
+    wrapped = ReplayWrapper(tight_env, store)
+    wrapped.reset(options={"task_id": "penguins"})
+    wrapped.step(SPIN)
+    (key, recorded), = store._data.items()
+    old = {**recorded, "info": {k: v for k, v in recorded["info"].items() if k != "timed_out"}}
+    store.put(key, old)  # as a table written before steps reported timed_out holds it
+    wrapped.reset(options={"task_id": "penguins"})
+    info = wrapped.step(SPIN)[4]
+    assert info["replayed"] is False and info["timed_out"] is True
+    assert store.get(key)["info"]["timed_out"] is True  # recorded anew: the next use replays

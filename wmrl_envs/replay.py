@@ -121,13 +121,22 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=lambda v: v.item() if hasattr(v, "item") else str(v)))
 
 
+def _predates_timed_out(outcome: dict[str, Any]) -> bool:
+    """A failed run recorded before steps said whether they timed out (``info["timed_out"]``): its
+    verdict is unknown, so the step runs again and is recorded anew. (Any other recorded status is
+    not a timeout: a run stopped by its time limit is a failed run.)"""
+    info = outcome["info"]
+    return info.get("status") == "run_failed" and "timed_out" not in info
+
+
 class ReplayWrapper(gym.Wrapper[str, str, str, str]):
     """Answers a text env's steps from an :class:`OutcomeStore`, running only unseen ones.
 
     A replayed step is the recorded one: the same observation, reward, episode end and ``info``
     (the step contract's ``status``, ``timed_out``, ``cost``, ``score``, ``run`` and the env's own
     keys), with ``info["replayed"] = True`` and the current episode's ``group``. An executed step
-    is stored before it is returned, and returned as stored (JSON values), so both look alike.
+    is stored before it is returned, and returned as stored (JSON values), so both look alike. A
+    failed run recorded before steps reported ``timed_out`` runs again, once.
     Put it directly around the real env, under any world-model wrapper, so that only executions
     are cached.
     """
@@ -157,7 +166,7 @@ class ReplayWrapper(gym.Wrapper[str, str, str, str]):
         self._actions.append(action)
         self._prefix = action_key(self._prefix, action)
         hit = self.store.get(self._prefix)
-        if hit is not None:
+        if hit is not None and not _predates_timed_out(hit):
             return self._answer(hit, replayed=True)
         for earlier in self._actions[self._inner_at : -1]:  # a multi-turn episode whose prefix was replayed
             self.env.step(earlier)
