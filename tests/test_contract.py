@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import get_args, get_type_hints
 
 import gymnasium as gym
@@ -107,7 +108,8 @@ def test_a_failed_run_recorded_without_its_timeout_verdict_runs_again(tight_env,
     wrapped = ReplayWrapper(tight_env, store)
     wrapped.reset(options={"task_id": "penguins"})
     wrapped.step(SPIN)
-    (key, recorded), = store._data.items()
+    line = json.loads((tmp_path / "outcomes.jsonl").read_text())
+    key, recorded = line["key"], line["outcome"]
     old = {**recorded, "info": {k: v for k, v in recorded["info"].items() if k != "timed_out"}}
     store.put(key, old)  # as a table written before steps reported timed_out holds it
     wrapped.reset(options={"task_id": "penguins"})
