@@ -116,3 +116,9 @@ def test_a_failed_run_recorded_without_its_timeout_verdict_runs_again(tight_env,
     info = wrapped.step(SPIN)[4]
     assert info["replayed"] is False and info["timed_out"] is True
     assert store.get(key)["info"]["timed_out"] is True  # recorded anew: the next use replays
+
+
+def test_the_wm_context_names_the_limits_the_env_enforces(tight_env):
+    ctx = tight_env.reset(options={"task_id": "penguins"})[1]["wm_context"]
+    assert ctx["limits"] == {"wall_s": 20.0, "cpu_s": 1.0, "memory_mb": 2048.0}  # limits= overrides the task's 60 s
+    assert ctx["task_id"] == "penguins" and ctx["max_turns"] == 1 and ctx["reward_mode"] == "percentile"
