@@ -42,7 +42,7 @@ def refit_times(repeats: int) -> list[dict]:
 def mixer_throughput(batches: int = 300, groups: int = 32, size: int = 8) -> list[dict]:
     rng = np.random.default_rng(1)
     rows = []
-    for weighting in ("energy", "pooled"):
+    for weighting in ("inverse-variance", "pooled"):
         mixer = RewardMixer(anchor_rate=0.1, weighting=weighting)
         data = [(rng.random((groups, size)), rng.random((groups, size))) for _ in range(batches)]
         t0 = time.perf_counter()

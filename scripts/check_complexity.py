@@ -1,9 +1,8 @@
 """Fails when a function of wmrl_envs or wmrl_agents has cyclomatic complexity over 25 (radon).
 
 ``wmrl_envs/world_models/analysis/`` is left out: its visitor methods dispatch on AST node kinds and
-have their own plan (docs/architecture.md, "The analysis mixins"). ``KNOWN`` lists the functions
-over the limit that other work is splitting, each with the complexity it may not exceed meanwhile;
-an entry no longer over the limit is reported so it can be dropped.
+have their own plan (docs/architecture.md, "The analysis mixins"). Nothing else is: a function over
+the limit is split into named helpers, not listed here.
 
     .venv/bin/python scripts/check_complexity.py        # exit 1 and one line per function over
 """
@@ -20,9 +19,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("wmrl_envs", "wmrl_agents")
 EXCLUDED = ("wmrl_envs/world_models/analysis/",)
 LIMIT = 25
-KNOWN = {  # "path:qualified name": the most it may reach until it is split (issue 28)
-    "wmrl_agents/compare.py:run_arm": 27,
-}
 
 
 def complexities(root: Path = ROOT) -> dict[str, int]:
@@ -39,19 +35,14 @@ def complexities(root: Path = ROOT) -> dict[str, int]:
     return out
 
 
-def problems(found: dict[str, int]) -> tuple[list[str], list[str]]:
-    """Lines for the functions over the limit (errors) and the ``KNOWN`` entries now within it (notes)."""
-    errors = [f"{name}: cyclomatic complexity {cc} > {KNOWN.get(name, LIMIT)}; split it into named helpers"
-              for name, cc in sorted(found.items()) if cc > KNOWN.get(name, LIMIT)]
-    notes = [f"{name}: now {found.get(name, 0)} <= {LIMIT}; drop it from KNOWN in {Path(__file__).name}"
-             for name in KNOWN if found.get(name, 0) <= LIMIT]
-    return errors, notes
+def problems(found: dict[str, int]) -> list[str]:
+    """One line per function over the limit."""
+    return [f"{name}: cyclomatic complexity {cc} > {LIMIT}; split it into named helpers"
+            for name, cc in sorted(found.items()) if cc > LIMIT]
 
 
 def main() -> int:
-    errors, notes = problems(complexities())
-    for line in notes:
-        print(f"note: {line}", file=sys.stderr)
+    errors = problems(complexities())
     for line in errors:
         print(line, file=sys.stderr)
     return 1 if errors else 0

@@ -26,6 +26,10 @@ Arms:
 Across seeds, tables give the mean and 95% interval, and each arm's difference to ``real`` as a
 paired interval (``wmrl_agents/stats.py``). A run writes everything under ``out`` as it goes and resumes
 from there: finished arms are read back, an unfinished one continues from its trainer checkpoint.
+
+A mixed arm has one mixer, built here from the arm's ``MixingConfig`` (:func:`arm_mixer`, kept in
+``seed<N>/<arm>/mixing.json``): the family's wrappers feed it and the arm's ``GRPOTrainer`` is
+handed it, so the weights applied and reported are its config's.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ import numpy as np
 from wmrl_agents.compare_text import AGENTS, LLM_NEEDS_MODEL, TextWorld, make_policy, program_limits
 from wmrl_agents.grpo import GRPOTrainer
 from wmrl_agents.stats import first_reach, interval, paired
-from wmrl_envs.mixing import MixingConfig
+from wmrl_envs.mixing import MixingConfig, MixingState
 from wmrl_envs.sandbox.warm import zygote_cpu
 
 __all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "EnvFamily", "compare", "make_policy",
@@ -65,10 +69,10 @@ class EnvFamily(Protocol):
     def policy(self, seed: int) -> Any:
         """A fresh policy (same seed: same initial parameters) for ``GRPOTrainer``."""
 
-    def train_envs(self, config: MixingConfig | None, state_path: Path | None) -> list[gym.Env]:
-        """Training env copies: plain for the real arm (``config`` None), else mixed under ``config``
-        with one shared ``MixingState`` saved at ``state_path``. Their ``unwrapped.task_ids`` are
-        the training tasks."""
+    def train_envs(self, mixer: MixingState | None) -> list[gym.Env]:
+        """Training env copies: plain for the real arm (``mixer`` None), else ``MixedRewardWrapper``
+        copies built with ``state=mixer``, the arm's one mixer, which its trainer applies too. Their
+        ``unwrapped.task_ids`` are the training tasks."""
 
     def train_tasks(self, envs: list[gym.Env]) -> list:
         """The task ids GRPO groups are drawn from."""
@@ -184,7 +188,7 @@ def arm_config(mixing: MixingConfig | None, arm: str, seed: int) -> MixingConfig
     """The arm's ``MixingConfig`` (None for ``real``): its ``weighting`` is the one the mixer applies."""
     if arm == "real":
         return None
-    weighting = "pooled" if arm == "wmrl-no-denoise" else "energy"
+    weighting = "pooled" if arm == "wmrl-no-denoise" else "inverse-variance"
     guard = {"adaptive": True, "shrink_overrated": True} if arm == GUARD else {}
     return MixingConfig.make(mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias", **guard)
 
@@ -200,65 +204,78 @@ def _by_update(records: list[dict]) -> list[dict]:
     return sorted({r["update"]: r for r in records}.values(), key=lambda r: r["update"])
 
 
+def arm_mixer(study: Study, arm: str, seed: int, log_dir: Path | None) -> MixingState | None:
+    """The arm's one mixer (None for ``real``), kept in ``log_dir/mixing.json``: the env family's
+    wrappers feed it and the trainer is handed it, so the weights applied are its config's."""
+    config = arm_config(study.mixing, arm, seed)
+    if config is None:
+        return None
+    return MixingState(config, state_path=None if log_dir is None else log_dir / "mixing.json")
+
+
+def _append_jsonl(path: Path | None, record: dict) -> None:
+    if path is not None:
+        with open(path, "a") as f:
+            f.write(json.dumps(record) + "\n")
+
+
+def _wm_memo(envs: list[gym.Env]) -> dict | None:
+    """The world model's memo hits and misses since this process started the arm (None without one)."""
+    wm = getattr(envs[0], "world_model", None)
+    return {"hits": wm.hits, "misses": wm.misses} if wm is not None and hasattr(wm, "hits") else None
+
+
 def run_arm(study: Study, arm: str, seed: int) -> dict:
-    """Train one arm for one seed with held-out evaluations at the checkpoints; resumes from ``out``."""
+    """Train one arm for one seed with held-out evaluations at the checkpoints; resumes from ``out``:
+    a finished arm is read back, an unfinished one continues from its trainer checkpoint, and the
+    curve points written before a restart are not evaluated again."""
     log_dir = None if study.out is None else study.out / f"seed{seed}" / arm
-    done = None if log_dir is None else log_dir / "result.json"
-    if done is not None and done.exists():
-        return json.loads(done.read_text())
+    if log_dir is not None and (log_dir / "result.json").exists():
+        return json.loads((log_dir / "result.json").read_text())
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
-    from wmrl_agents.grpo import find_mixer
-
-    config = arm_config(study.mixing, arm, seed)
-    envs = study.world.train_envs(config, None if log_dir is None else log_dir / "mixing.json")
+    mixer = arm_mixer(study, arm, seed, log_dir)
+    envs = study.world.train_envs(mixer)
     policy = study.world.policy(seed)
     trainer = GRPOTrainer(envs, policy, study.world.train_tasks(envs), study.budget.group_size,
                           study.budget.groups_per_update, seed=seed, progress=study.progress, log_dir=log_dir,
-                          mixer=find_mixer(envs))  # the arm's one mixer: its config's weighting is applied
+                          mixer=mixer)
     curve_path = None if log_dir is None else log_dir / "curve.jsonl"
     curve = [] if curve_path is None else _read_jsonl(curve_path)
-    history = []
-    ev = None
+    history: list[dict] = []
+    ev = None  # the last evaluation made by this process
     t0 = time.perf_counter()
     try:
         for c in study.budget.checkpoints():
             history += trainer.train(c)
-            if any(p["update"] == c for p in curve) or trainer.update_idx != c:
+            if trainer.update_idx != c or any(p["update"] == c for p in curve):
                 continue
             ev = study.evaluate(policy, seed, c)
             point = {"update": c, **_cost(trainer.totals), "heldout": ev["expected"], "heldout_greedy": ev["greedy"]}
             curve.append(point)
-            if curve_path is not None:
-                with open(curve_path, "a") as f:
-                    f.write(json.dumps(point) + "\n")
+            _append_jsonl(curve_path, point)
     finally:
         for e in envs:
             e.close()
-    wm = getattr(envs[0], "world_model", None)
-    # since this process started the arm
-    memo = {"hits": wm.hits, "misses": wm.misses} if wm is not None and hasattr(wm, "hits") else None
+    memo = _wm_memo(envs)
+    if ev is None or curve[-1]["update"] != trainer.update_idx:  # the final policy was not evaluated just now
+        ev = study.evaluate(policy, seed, trainer.update_idx)
     if log_dir is not None:
-        history = _read_jsonl(log_dir / "metrics.jsonl")
-    evaluated_final = ev is not None and curve[-1]["update"] == trainer.update_idx  # the last checkpoint, just now
-    final = ev if ev is not None and evaluated_final else study.evaluate(policy, seed, trainer.update_idx)
-    result = {
-        **_cost(trainer.totals),
-        "train_wall_s": time.perf_counter() - t0,
-        "heldout": final["expected"],
-        "heldout_greedy": final["greedy"],
-        "heldout_per_task": final["per_task"],
-        "wm_fidelity": None if arm == "real" else wm_fidelity(trainer.anchor_pairs),
-        "wm_memo": memo,
-        "curve": curve,
-        "train_curve": [{k: v for k, v in h.items() if k in ("update", "reward_mean", "real_episodes")
-                         or k.startswith(("monitor/", "mixing/"))} for h in _by_update(history)],
-    }
-    result.update(study.world.final_extras(policy, seed, study.budget.eval_samples))
-    if done is not None:
-        done.parent.mkdir(parents=True, exist_ok=True)
-        done.write_text(json.dumps(result))
+        history = _read_jsonl(log_dir / "metrics.jsonl")  # every update's, those before a restart included
+    result = {**_cost(trainer.totals), "train_wall_s": time.perf_counter() - t0, **_arm_scores(ev, curve, history),
+              "wm_fidelity": None if mixer is None else wm_fidelity(trainer.anchor_pairs), "wm_memo": memo,
+              **study.world.final_extras(policy, seed, study.budget.eval_samples)}
+    if log_dir is not None:
+        (log_dir / "result.json").write_text(json.dumps(result))
     return result
+
+
+def _arm_scores(final: dict, curve: list[dict], history: list[dict]) -> dict:
+    """The final held-out scores, the held-out curve and the training curve (one row per update) of an arm."""
+    train_curve = [{k: v for k, v in h.items() if k in ("update", "reward_mean", "real_episodes")
+                    or k.startswith(("monitor/", "mixing/"))} for h in _by_update(history)]
+    return {"heldout": final["expected"], "heldout_greedy": final["greedy"], "heldout_per_task": final["per_task"],
+            "curve": curve, "train_curve": train_curve}
 
 
 def _check(arms: Sequence[str], seeds: Sequence[int]) -> None:

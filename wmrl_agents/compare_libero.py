@@ -24,7 +24,7 @@ import numpy as np
 
 import wmrl_envs  # noqa: F401 - registers the env ids
 from wmrl_agents.demos import Demos, record_demos, rollout, split_init_states
-from wmrl_envs.mixing import MixingConfig
+from wmrl_envs.mixing import MixingState
 
 ENV_ID = "WMRL/LIBERO-Long-v0"
 AGENTS = ("bc", "gaussian", "vla:PATH")
@@ -230,14 +230,14 @@ class LiberoWorld:
         return Demos.load(path)
 
     # -- training and scoring ------------------------------------------------------------------
-    def train_envs(self, config: MixingConfig | None, state_path: Path | None) -> list[gym.Env]:
-        env = TrainInitStates(self._env(frames=self._pixels and config is not None))
-        if config is None:
+    def train_envs(self, mixer: MixingState | None) -> list[gym.Env]:
+        """The training env; with ``mixer`` (a WMRL arm's) a ``MixedRewardWrapper`` feeding it."""
+        env = TrainInitStates(self._env(frames=self._pixels and mixer is not None))
+        if mixer is None:
             return [env]
-        from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
+        from wmrl_envs.wrappers import MixedRewardWrapper
 
-        state = MixingState(config, state_path=state_path)
-        return [MixedRewardWrapper(env, progress_model(self.world_model), wm_horizon=self.wm_horizon, state=state)]
+        return [MixedRewardWrapper(env, progress_model(self.world_model), wm_horizon=self.wm_horizon, state=mixer)]
 
     def train_tasks(self, envs: list[gym.Env]) -> list[int]:
         return list(self.tasks)

@@ -17,7 +17,6 @@ import gymnasium as gym
 import wmrl_envs  # noqa: F401 - registers the env ids
 from wmrl_agents.evaluate import evaluate_policies
 from wmrl_agents.grpo import env_task_ids
-from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.replay import OutcomeStore, ReplayWrapper, default_store
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState, WorldModelLike
 
@@ -136,24 +135,22 @@ class TextWorld:
         kw = {**self.env_kwargs, **({"tasks": self.tasks[split]} if split in self.tasks else {})}
         return lambda: gym.make(env_id, split=split, **kw)
 
-    def train_envs(self, config: MixingConfig | None, state_path: Path | None) -> list[gym.Env]:
-        """Copies of the training env over the outcome table; under ``config`` (a WMRL arm) each is
-        a ``MixedRewardWrapper`` sharing one ``MixingState``. A failed proxy prediction (a program
-        too good to be a model, a split that cannot be built) runs the program for real: the static
-        model would pay a memorised lookup more than a weak honest program
-        (``benchmarks/memorisation.py``)."""
+    def train_envs(self, mixer: MixingState | None) -> list[gym.Env]:
+        """Copies of the training env over the outcome table; with ``mixer`` (a WMRL arm's) each is
+        a ``MixedRewardWrapper`` feeding it. A failed proxy prediction (a program too good to be a
+        model, a split that cannot be built) runs the program for real: the static model would pay
+        a memorised lookup more than a weak honest program (``benchmarks/memorisation.py``)."""
         envs: list[gym.Env] = [ReplayWrapper(self.make(self.env_id, "train")(), self.store(self.env_id))
                                for _ in range(self.workers)]
-        if config is None:
+        if mixer is None:
             return envs
         from wmrl_envs.world_models.factory import make_world_model
 
         executor = self.env_kwargs.get("executor")
         wm = (make_world_model(self.world_model, executor if isinstance(executor, str) else None)
               if isinstance(self.world_model, str) else self.world_model)
-        state = MixingState(config, state_path=state_path)
         proxy = isinstance(self.world_model, str) and self.world_model.partition(":")[0] == "proxy"
-        return [MixedRewardWrapper(e, wm, state=state, on_wm_failure="execute" if proxy else "static") for e in envs]
+        return [MixedRewardWrapper(e, wm, state=mixer, on_wm_failure="execute" if proxy else "static") for e in envs]
 
     def train_tasks(self, envs: list[gym.Env]) -> list[str]:
         return env_task_ids(envs[0])

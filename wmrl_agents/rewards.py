@@ -23,7 +23,8 @@ Environment variables (all optional):
     WMRL_WORKERS       programs the sandbox runs at once per process (default 2)
     WMRL_CONCURRENCY   completions scored at once per process (default 16): predicted ones take no
                        sandbox slot, and concurrent predictions share one world-model batch
-    WMRL_WEIGHTING     weighted_advantage_reward: energy (default) or pooled
+    WMRL_WEIGHTING     weighted_advantage_reward: inverse-variance (default; energy: its deprecated
+                       name) or pooled
 
 ``weighted_advantage_reward`` returns weighted advantages: run TRL with ``--scale_rewards none``.
 Use one of the two functions per run. ``trl grpo`` imports this module before it loads the model;
@@ -59,29 +60,29 @@ def _number(environ: Mapping[str, str], name: str, default: float, kind: type = 
 
 def build_reward(weighted: bool, environ: Mapping[str, str] = os.environ):
     """A new ``WeightedAdvantageReward`` (``weighted``) or ``EnvReward`` configured by ``environ``."""
-    from wmrl_agents.train import comma_list, make_env
+    from wmrl_agents.train import comma_list, make_env, run_mixer
     from wmrl_agents.trl import EnvReward, WeightedAdvantageReward
     from wmrl_envs.copies import can_spawn
     from wmrl_envs.mixing import MixingConfig
 
     world_model = environ.get("WMRL_WORLD_MODEL") or None
-    weighting = environ.get("WMRL_WEIGHTING") or "energy"
     mixing = None
     if world_model:
-        mixing = MixingConfig(anchor_rate=_number(environ, "WMRL_ANCHOR_RATE", MixingConfig.anchor_rate), weighting=weighting)
+        mixing = MixingConfig(anchor_rate=_number(environ, "WMRL_ANCHOR_RATE", MixingConfig.anchor_rate),
+                              weighting=environ.get("WMRL_WEIGHTING") or MixingConfig.weighting)
+    mixer = run_mixer(mixing, environ.get("WMRL_STATE_PATH") or None)
     env = make_env(
         environ.get("WMRL_ENV") or DEFAULT_ENV,
         tasks=comma_list(environ.get("WMRL_TASKS", "")),
         split=environ.get("WMRL_SPLIT") or "train",
         executor=environ.get("WMRL_EXECUTOR") or "auto",
         world_model=world_model,
-        mixing=mixing,
-        state_path=environ.get("WMRL_STATE_PATH") or None,
+        mixer=mixer,
         workers=_number(environ, "WMRL_WORKERS", 2, int),
     )
     concurrency = _number(environ, "WMRL_CONCURRENCY", 16, int) if can_spawn(env) else None
     if weighted:
-        return WeightedAdvantageReward(env, weighting=weighting, concurrency=concurrency)
+        return WeightedAdvantageReward(env, concurrency=concurrency, mixer=mixer)
     return EnvReward(env, concurrency=concurrency)
 
 

@@ -25,7 +25,8 @@ from typing import Any, TypedDict
 from wmrl_agents import config_flags
 from wmrl_agents.config_flags import check_resume, comma_list, flag, from_args, load_yaml, option, save_yaml
 from wmrl_agents.health import check_trl, check_vllm, preflight
-from wmrl_envs.mixing.config import MixingConfig
+from wmrl_envs.mixing.config import WEIGHTINGS, MixingConfig, weighting_named
+from wmrl_envs.mixing.state import MixingState
 
 TRAINERS = ("auto", "trl", "wmrl")
 # Settings a resumed run may change: how long it runs, where programs run, how it reports.
@@ -51,8 +52,9 @@ class TrainConfig:
     adaptive: bool = option(False, "WMRL: the exploitation monitor moves the anchor rate")
     min_rate: float = option(0.05, "lowest adaptive anchor rate")
     max_rate: float = option(0.5, "highest adaptive anchor rate")
-    weighting: str = option("energy", "WMRL: energy (inverse-variance weights) or pooled (ablation)",
-                             choices=("energy", "pooled"))
+    weighting: str = option(MixingConfig.weighting, "WMRL: inverse-variance (anchor and world-model gradients "
+                            "weighted by 1/their noise) or pooled (ablation); energy: inverse-variance's "
+                            "deprecated name", choices=WEIGHTINGS)
     updates: int = option(20, "policy updates (TRL: max_steps)")
     group_size: int = option(4, "completions per prompt (TRL: num_generations)")
     groups_per_update: int = option(4, "prompts per update (per process under accelerate)")
@@ -78,6 +80,8 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if isinstance(self.tasks, str):
             self.tasks = comma_list(self.tasks)
+        # a deprecated name (a flag, or a config.yaml saved before the rename) is the same setting
+        self.weighting = weighting_named(self.weighting, stacklevel=3)
         if not self.model:
             raise ValueError("no model: give --model PATH, a local Hugging Face model folder (or model: in --config)")
         for f in fields(self):
@@ -106,7 +110,7 @@ class TrainConfig:
         """The config in YAML file ``path`` (its keys are the field names), with ``overrides``."""
         return load_yaml(cls, path, **overrides)
 
-    def mixing(self):
+    def mixing(self) -> MixingConfig:
         """The WMRL ``MixingConfig`` of these settings."""
         return MixingConfig(anchor_rate=self.anchor_rate, adaptive=self.adaptive, min_rate=self.min_rate,
                             max_rate=self.max_rate, weighting=self.weighting, seed=self.seed)
@@ -167,13 +171,12 @@ def make_env(
     executor: str = "auto",
     time_limit: float | None = None,
     world_model: str | None = None,
-    mixing: Any = None,
-    state_path: str | os.PathLike | None = None,
+    mixer: MixingState | None = None,
     workers: int | None = None,
 ):
     """Env ``env_id`` whose sandbox runs ``workers`` programs at once (episodes run concurrently on
     spawned copies of it); with a ``world_model`` spec it is wrapped in a ``MixedRewardWrapper``
-    whose ``MixingState`` is saved at ``state_path``."""
+    that feeds ``mixer`` (:func:`run_mixer`), the one the trainer is handed too."""
     import gymnasium as gym
 
     import wmrl_envs  # noqa: F401 - registers the env ids
@@ -189,9 +192,15 @@ def make_env(
     if world_model is None:
         return env
     from wmrl_envs.world_models.factory import make_world_model
-    from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
+    from wmrl_envs.wrappers import MixedRewardWrapper
 
-    return MixedRewardWrapper(env, make_world_model(world_model), state=MixingState(mixing, state_path=state_path))
+    return MixedRewardWrapper(env, make_world_model(world_model), state=mixer)
+
+
+def run_mixer(mixing: MixingConfig | None, state_path: str | os.PathLike | None) -> MixingState | None:
+    """A WMRL run's one mixer (None for plain GRPO, ``mixing`` None), kept at ``state_path``: the
+    env's ``MixedRewardWrapper`` feeds it and the trainer is handed it (:func:`make_env`)."""
+    return None if mixing is None else MixingState(mixing, state_path=state_path)
 
 
 # -- training -----------------------------------------------------------------------------------
@@ -217,11 +226,12 @@ def train(config: TrainConfig) -> dict:
     # a run folder that holds another run's settings is refused (its checkpoints would not fit)
     check_resume(cfg, out / "config.yaml", RESUMABLE)
     save_yaml(cfg, out / "config.yaml")  # atomic: processes under accelerate read it as they start
-    env = make_env(cfg.env, cfg.tasks, cfg.split, cfg.executor, cfg.time_limit, cfg.world_model,
-                   cfg.mixing() if cfg.world_model else None, out / "mixing.json", cfg.workers)
+    mixer = run_mixer(cfg.mixing() if cfg.world_model else None, out / "mixing.json")
+    env = make_env(cfg.env, cfg.tasks, cfg.split, cfg.executor, cfg.time_limit, cfg.world_model, mixer, cfg.workers)
     t0 = time.perf_counter()
     try:
-        summary = _train_trl(cfg, env, out) if cfg.trainer == "trl" else _train_wmrl(cfg, env, out)
+        run = _train_trl if cfg.trainer == "trl" else _train_wmrl
+        summary = run(cfg, env, mixer, out)
     finally:
         env.close()
     return {"trainer": cfg.trainer, "mode": "wmrl" if cfg.world_model else "grpo", **summary,
@@ -256,18 +266,17 @@ class _VLLMArgs(TypedDict, total=False):
     vllm_server_base_url: str
 
 
-def _train_trl(cfg: TrainConfig, env: Any, out: Path) -> dict:
+def _train_trl(cfg: TrainConfig, env: Any, mixer: MixingState | None, out: Path) -> dict:
     import torch
     from transformers.trainer_callback import PrinterCallback
     from transformers.trainer_utils import get_last_checkpoint
     from trl import GRPOConfig, GRPOTrainer
 
-    from wmrl_agents.grpo import find_mixer
     from wmrl_agents.trl import EnvReward, WeightedAdvantageReward, build_dataset, check_config
 
     batch = cfg.group_size * cfg.groups_per_update
     concurrency = _in_flight(env, batch)
-    reward = (WeightedAdvantageReward(env, concurrency=concurrency, mixer=find_mixer(env)) if cfg.world_model
+    reward = (WeightedAdvantageReward(env, concurrency=concurrency, mixer=mixer) if mixer is not None
               else EnvReward(env, concurrency=concurrency))  # the mixer's MixingConfig (cfg.mixing()) weighs
     cuda = torch.cuda.is_available()
     vllm: _VLLMArgs = {"use_vllm": True, "vllm_mode": cfg.vllm_mode} if cfg.use_vllm() else {}
@@ -300,11 +309,11 @@ def _train_trl(cfg: TrainConfig, env: Any, out: Path) -> dict:
     return {"resumed_from": last, **_totals(rows, "wmrl/real_episodes", predicted, "wmrl/exec_s", "wmrl/reward", n)}
 
 
-def _train_wmrl(cfg: TrainConfig, env: Any, out: Path) -> dict:
+def _train_wmrl(cfg: TrainConfig, env: Any, mixer: MixingState | None, out: Path) -> dict:
     import torch
 
     from wmrl_agents.compare import _by_update, _read_jsonl
-    from wmrl_agents.grpo import GRPOTrainer, find_mixer
+    from wmrl_agents.grpo import GRPOTrainer
     from wmrl_agents.llm import LLMPolicy
 
     if not cfg.model:  # TrainConfig refuses a missing model; this is one set to None afterwards
@@ -314,7 +323,7 @@ def _train_wmrl(cfg: TrainConfig, env: Any, out: Path) -> dict:
                        max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                        micro_batch_size=cfg.micro_batch_size, checkpoint_dir=out / "policy", generation=cfg.generation)
     trainer = GRPOTrainer(env, policy, list(env.unwrapped.task_ids), cfg.group_size, cfg.groups_per_update,
-                          seed=cfg.seed, log_dir=out, progress=not cfg.quiet, mixer=find_mixer(env),
+                          seed=cfg.seed, log_dir=out, progress=not cfg.quiet, mixer=mixer,
                           checkpoint_every=cfg.save_steps,
                           concurrency=_in_flight(env, cfg.group_size * cfg.groups_per_update))
     resumed = trainer.maybe_resume()

@@ -46,6 +46,7 @@ from wmrl_agents.grpo import (
     run_episode,
 )
 from wmrl_agents.llm import SYSTEM_PROMPT, build_messages, extract_code, render_plain
+from wmrl_envs.mixing.config import weighting_named
 from wmrl_envs.mixing.state import MixingState
 
 
@@ -248,7 +249,8 @@ class WeightedAdvantageReward(EnvReward):
                  weighting: str | None = None, ema: float | None = None, concurrency: int | None = None,
                  mixer: MixingState | None = None) -> None:
         super().__init__(envs, name, concurrency)
-        self.mixer = receive_mixer(self.envs, mixer, weighting=weighting, ema=ema)
+        named = None if weighting is None else weighting_named(weighting)  # "energy": deprecated, warns
+        self.mixer = receive_mixer(self.envs, mixer, weighting=named, ema=ema)
 
     def rewards(self, episodes: Sequence[Episode], keys: Sequence[str], log_metric: Any) -> list[float]:
         order = list(dict.fromkeys(keys))

@@ -85,7 +85,7 @@ def trainer_path(config: MixingConfig, updates: int = 8, **kw):
 
 
 CONFIGS = {
-    "energy": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1),
+    "inverse-variance": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1),
     "pooled": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, weighting="pooled"),
     "group-normalized": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, normalize="group", eps=0.3, ema=0.5),
     "no-debias": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, debias=False),
@@ -112,7 +112,7 @@ def test_the_same_batches_give_identical_advantages_through_the_wrapper_and_the_
 
 
 def test_the_weight_reported_is_the_weight_applied():
-    config = CONFIGS["energy"]
+    config = CONFIGS["inverse-variance"]
     mixer = MixingState(config)
     env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
     policy = Recorder()
@@ -131,9 +131,9 @@ def test_the_weight_reported_is_the_weight_applied():
 
 
 def test_every_mixing_config_field_that_shapes_advantages_takes_effect():
-    base = trainer_path(CONFIGS["energy"])[0]
+    base = trainer_path(CONFIGS["inverse-variance"])[0]
     for change in ({"ema": 0.2}, {"weighting": "pooled"}, {"normalize": "group"}):
-        other = trainer_path(MixingConfig(**{**CONFIGS["energy"].to_dict(), **change}))[0]
+        other = trainer_path(MixingConfig(**{**CONFIGS["inverse-variance"].to_dict(), **change}))[0]
         assert any(not np.array_equal(a, b) for (_, a), (_, b) in zip(base, other)), change
     group = trainer_path(CONFIGS["group-normalized"])[0]
     wider = trainer_path(MixingConfig(**{**CONFIGS["group-normalized"].to_dict(), "eps": 3.0}))[0]
@@ -142,19 +142,19 @@ def test_every_mixing_config_field_that_shapes_advantages_takes_effect():
 
 @pytest.mark.parametrize("field, value", [("weighting", "pooled"), ("normalize", "group")])
 def test_a_trainer_setting_that_contradicts_the_mixer_names_the_field_and_the_fix(field, value):
-    env = MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["energy"]))
+    env = MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["inverse-variance"]))
     with pytest.raises(ValueError, match=rf"{field}='{value}' contradicts the mixer's MixingConfig.{field}=.*"
                                          rf"set MixingConfig\({field}='{value}'\) or leave {field} out"):
         GRPOTrainer(env, Recorder(), ["t0"], progress=False, **{field: value})
-    same = GRPOTrainer(env, Recorder(), ["t0"], progress=False, weighting="energy", normalize="none")
+    same = GRPOTrainer(env, Recorder(), ["t0"], progress=False, weighting="inverse-variance", normalize="none")
     assert same.mixer is env.state
 
 
 def test_a_trainer_refuses_a_mixer_its_envs_do_not_feed_and_copies_feeding_two():
-    env = MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["energy"]))
+    env = MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["inverse-variance"]))
     with pytest.raises(ValueError, match="mixer= is not the MixingState the envs' MixedRewardWrapper feed"):
-        GRPOTrainer(env, Recorder(), ["t0"], progress=False, mixer=MixingState(CONFIGS["energy"]))
-    two = [MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["energy"])) for _ in range(2)]
+        GRPOTrainer(env, Recorder(), ["t0"], progress=False, mixer=MixingState(CONFIGS["inverse-variance"]))
+    two = [MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["inverse-variance"])) for _ in range(2)]
     with pytest.raises(ValueError, match="feed 2 different mixers"):
         find_mixer(two)
     assert find_mixer(ProgramEnv()) is None
@@ -183,7 +183,7 @@ def test_a_mixed_run_resumed_from_disk_continues_exactly(tmp_path):
 
 def test_a_checkpoint_with_the_trainers_own_weighter_resumes_with_it(tmp_path):
     """Checkpoints written before the one mixer held the applied weighter at the top level."""
-    mixer = MixingState(CONFIGS["energy"])
+    mixer = MixingState(CONFIGS["inverse-variance"])
     env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
     trainer = GRPOTrainer(env, Recorder(), ["t0"], progress=False, concurrency=1)
     trainer.train(3)
@@ -192,14 +192,14 @@ def test_a_checkpoint_with_the_trainers_own_weighter_resumes_with_it(tmp_path):
     state["mixing"][0]["weighter"] = {"ema": 0.9, "weighting": "energy", "energy": {"anchor": 9.0, "wm": 9.0,
                                                                                    "residual": 9.0}}
     state["weighter"] = applied
-    again = MixingState(CONFIGS["energy"])
+    again = MixingState(CONFIGS["inverse-variance"])
     resumed = GRPOTrainer(MixedRewardWrapper(ProgramEnv(), WM(), state=again), Recorder(), ["t0"], progress=False)
     resumed.load_state_dict(json.loads(json.dumps(state)))
     assert again.weighter.state_dict() == applied
 
 
 def test_the_batch_api_and_the_wrappers_write_one_snapshot_format(tmp_path):
-    mixer = RewardMixer(CONFIGS["energy"], state_path=tmp_path / "batch.json")
+    mixer = RewardMixer(CONFIGS["inverse-variance"], state_path=tmp_path / "batch.json")
     for t in range(3):
         keys = [f"{t}-{k}" for k in range(4)]
         anchors = mixer.select(keys)
@@ -207,8 +207,8 @@ def test_the_batch_api_and_the_wrappers_write_one_snapshot_format(tmp_path):
         y = [[real_score(a) for a in ACTIONS[k:k + 3]] for k in range(4)]
         mixer.mix(s, [yy if a else None for yy, a in zip(y, anchors)])
     snapshot = json.loads((tmp_path / "batch.json").read_text())
-    assert set(MixingState(CONFIGS["energy"]).state_dict()) <= set(snapshot)
-    reopened = RewardMixer(CONFIGS["energy"], state_path=tmp_path / "batch.json")  # one format: it loads
+    assert set(MixingState(CONFIGS["inverse-variance"]).state_dict()) <= set(snapshot)
+    reopened = RewardMixer(CONFIGS["inverse-variance"], state_path=tmp_path / "batch.json")  # one format: it loads
     assert reopened.totals == mixer.totals and reopened.debiaser.n_pairs == mixer.debiaser.n_pairs
-    with pytest.raises(ValueError, match=r"another configuration: weighting='energy' \(this run: 'pooled'\)"):
+    with pytest.raises(ValueError, match=r"another configuration: weighting='inverse-variance' \(this run: 'pooled'\)"):
         RewardMixer(CONFIGS["pooled"], state_path=tmp_path / "batch.json")

@@ -36,10 +36,10 @@ def _gradient_errors(sigma: float, mixers: dict, scale=lambda s: s, batches=150,
     return {k: float(np.mean(v[skip:])) for k, v in errors.items()}
 
 
-def test_energy_weights_beat_pooling_when_the_world_model_is_noisy():
-    mixers = {w: RewardMixer(anchor_rate=0.1, seed=1, weighting=w) for w in ("energy", "pooled")}
+def test_inverse_variance_weights_beat_pooling_when_the_world_model_is_noisy():
+    mixers = {w: RewardMixer(anchor_rate=0.1, seed=1, weighting=w) for w in ("inverse-variance", "pooled")}
     err = _gradient_errors(sigma=0.5, mixers=mixers)
-    assert err["energy"] < err["pooled"]
+    assert err["inverse-variance"] < err["pooled"]
 
 
 def test_debiasing_lowers_gradient_error_for_a_noisy_biased_world_model():
@@ -67,7 +67,7 @@ EXPANDED_AT_WARM_UP = pytest.mark.xfail(
                                    for s in sorted(SCALES)])
 def test_weights_are_never_worse_than_pooling_at_any_world_model_scale(scale):
     """Warm-up included (skip=0): before debiasing, anchors keep their share of the gradient."""
-    mixers = {w: RewardMixer(anchor_rate=0.1, seed=1, selection="quota", weighting=w) for w in ("energy", "pooled")}
+    mixers = {w: RewardMixer(anchor_rate=0.1, seed=1, selection="quota", weighting=w) for w in ("inverse-variance", "pooled")}
     err = _gradient_errors(sigma=0.5, mixers=mixers, scale=SCALES[scale], batches=60, skip=0)
-    assert err["energy"] <= err["pooled"] * 1.01
+    assert err["inverse-variance"] <= err["pooled"] * 1.01
     assert all(mixer.weighter.energy["residual"] is not None for mixer in mixers.values())

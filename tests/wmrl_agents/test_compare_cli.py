@@ -145,10 +145,11 @@ def test_a_failed_proxy_prediction_runs_the_program_for_real(spec, fallback, tmp
     """A proxy arm falls back on real execution (a memorised lookup is flagged, not paid by the
     static model); other world models keep the static fallback."""
     from wmrl_agents.compare_text import TextWorld
-    from wmrl_envs.mixing import MixingConfig
+    from wmrl_envs.mixing import MixingState
 
     world = TextWorld(world_model=spec, workers=1, cache=tmp_path, tasks={"train": ["telco-churn"]}, progress=False)
-    envs = world.train_envs(MixingConfig(), None)
-    assert [e.on_wm_failure for e in envs] == [fallback]
+    mixer = MixingState()
+    envs = world.train_envs(mixer)
+    assert [e.on_wm_failure for e in envs] == [fallback] and all(e.state is mixer for e in envs)
     for e in envs:
         e.close()

@@ -99,7 +99,7 @@ def test_workers_caps_the_programs_in_flight_in_training_and_evaluation(workers,
     monkeypatch.setattr(_Recording, "most", 0)
     family = CompareConfig(agent="template", workers=workers, quiet=True).family()
     family = dataclasses.replace(family, cache=tmp_path, tasks={"train": ["telco-churn"], "heldout": ["penguins"]})
-    envs = family.train_envs(None, None)
+    envs = family.train_envs(None)
     trainer = GRPOTrainer(envs, family.policy(0), family.train_tasks(envs), 4, 4, progress=False)
     try:
         trainer.train(1)

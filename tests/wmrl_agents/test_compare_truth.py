@@ -103,10 +103,11 @@ class _CoinPolicy:
 
 
 class _CountingWorld:
-    """A World whose held-out evaluation counts its calls."""
+    """An env family whose held-out evaluation counts its calls; it keeps the mixers it is given."""
 
     def __init__(self):
         self.evaluations = 0
+        self.mixers = []
 
     def check(self):
         pass
@@ -114,13 +115,13 @@ class _CountingWorld:
     def policy(self, seed):
         return _CoinPolicy()
 
-    def train_envs(self, config, state_path):
+    def train_envs(self, mixer):
         from wmrl_envs.wrappers import MixedRewardWrapper
 
-        if config is None:
+        self.mixers.append(mixer)
+        if mixer is None:
             return [_OneStep()]
-        return [MixedRewardWrapper(_OneStep(), lambda obs: 0.5, config=config, state_path=state_path,
-                                   real_score="success")]
+        return [MixedRewardWrapper(_OneStep(), lambda obs: 0.5, state=mixer, real_score="success")]
 
     def train_tasks(self, envs):
         return ["t"]
@@ -183,3 +184,54 @@ def test_a_small_budget_is_small_for_the_llm_agent(tiny_llm_path, monkeypatch):
     assert smoke["eval_samples"] == 0 and smoke["updates"] <= full["updates"]
     explicit = settings("--budget", "0.05", "--max-new-tokens", str(full["max_new_tokens"]), "--eval-samples", "3")
     assert explicit["max_new_tokens"] == full["max_new_tokens"] and explicit["eval_samples"] == 3
+
+
+def test_each_arm_builds_one_mixer_and_hands_it_to_the_family_and_the_trainer(monkeypatch, tmp_path):
+    """With the trainer's own search of the wrapper stack blinded, every trainer still applies its
+    arm's mixer: the one the family's wrappers feed, configured by the arm, kept in the arm's folder."""
+    import wmrl_agents.grpo
+
+    trainers = []
+
+    class Recording(compare_module.GRPOTrainer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            trainers.append(self)
+
+    monkeypatch.setattr(wmrl_agents.grpo, "find_mixer", lambda envs: None)
+    monkeypatch.setattr(compare_module, "GRPOTrainer", Recording)
+    world = _CountingWorld()
+    arms = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
+    compare(world=world, budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1), arms=arms,
+            progress=False, out=tmp_path)
+    assert world.mixers[0] is None and trainers[0].mixer is None  # real
+    for arm, mixer, trainer in zip(arms[1:], world.mixers[1:], trainers[1:]):
+        assert mixer is not None and trainer.mixer is mixer and trainer.pool.envs[0].state is mixer, arm
+        assert mixer.config == compare_module.arm_config(None, arm, 0) and mixer.counts["episodes"] == 2
+        assert mixer.state_path == tmp_path / "seed0" / arm / "mixing.json" and mixer.state_path.exists()
+    assert [m.config.weighting for m in world.mixers[1:]] == ["inverse-variance", "inverse-variance", "pooled"]
+
+
+def test_an_arm_whose_mixing_state_says_energy_resumes(tmp_path):
+    """A WMRL arm interrupted before the rename left ``weighting: energy`` in its mixing state and
+    trainer checkpoint: the rerun continues it (the same weighting, now named inverse-variance)
+    instead of refusing it as another configuration."""
+    import json
+
+    def run(updates):
+        budget = Budget(updates=updates, group_size=2, groups_per_update=1, eval_every=1)
+        return compare(world=_CountingWorld(), budget=budget, arms=("real", "wmrl"), progress=False, out=tmp_path)
+
+    run(1)
+    arm = tmp_path / "seed0" / "wmrl"
+    for name, states in (("mixing.json", lambda s: [s]), ("checkpoint.json", lambda s: s["mixing"])):
+        saved = json.loads((arm / name).read_text())
+        for state in states(saved):
+            state["config"]["weighting"] = state["weighter"]["weighting"] = "energy"
+        (arm / name).write_text(json.dumps(saved))
+    (arm / "result.json").unlink()
+    again = run(2)
+    assert [p["update"] for p in again["runs"]["0"]["wmrl"]["curve"]] == [0, 1, 2]
+    state = json.loads((arm / "mixing.json").read_text())
+    assert state["config"]["weighting"] == state["weighter"]["weighting"] == "inverse-variance"
+    assert state["counts"]["episodes"] == 4  # update 1's two episodes and update 2's, none twice

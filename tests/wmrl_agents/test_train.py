@@ -97,6 +97,68 @@ def test_yaml_then_flags_and_checks_that_name_the_flag(tmp_path):
             TrainConfig(**kwargs)
 
 
+def test_weighting_energy_is_inverse_variance_and_a_run_saved_with_it_resumes(tmp_path):
+    """``energy``, inverse-variance's first name, warns as a flag and reads as the same setting from a
+    run folder's config.yaml saved before the rename (the resume is not refused, the file is rewritten);
+    ``pooled`` is still a changed setting."""
+    import argparse
+    import dataclasses
+
+    from wmrl_agents.config_flags import check_resume, save_yaml
+    from wmrl_agents.train import RESUMABLE
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    with pytest.warns(DeprecationWarning, match="weighting='energy' is deprecated.*weighting='inverse-variance'"):
+        flagged = config_from_args(parser.parse_args(["--model", "m", "--world-model", "static", "--weighting", "energy"]))
+    cfg = TrainConfig(model="m", world_model="static", out=str(tmp_path))
+    assert flagged.weighting == cfg.weighting == "inverse-variance" and flagged.mixing() == cfg.mixing()
+    saved = tmp_path / "config.yaml"
+    save_yaml(dataclasses.replace(cfg, weighting="pooled"), saved)
+    saved.write_text(saved.read_text().replace("weighting: pooled", "weighting: energy"))  # an old run's file
+    with pytest.warns(DeprecationWarning, match="weighting='energy'"):
+        assert check_resume(cfg, saved, RESUMABLE)
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match=r"weighting='inverse-variance' \(now 'pooled'\)"):
+        check_resume(dataclasses.replace(cfg, weighting="pooled"), saved, RESUMABLE)
+    with pytest.raises(ValueError, match="--weighting must be one of inverse-variance, pooled, got 'variance'"):
+        TrainConfig(model="m", weighting="variance")
+
+
+class _Handed(Exception):
+    """Stops a run once the trainer (or TRL's reward) is built: what it was handed is recorded."""
+
+
+@pytest.mark.parametrize("trainer", ["wmrl", "trl"])
+def test_the_trainer_is_handed_the_mixer_the_env_feeds(trainer, tmp_path, monkeypatch):
+    """``wmrl train`` builds one mixer, wraps the env with it and hands it to the trainer: with the
+    trainer's own search of the wrapper stack blinded, the trainer still gets it."""
+    import wmrl_agents.grpo
+    import wmrl_agents.llm
+    import wmrl_agents.trl
+    from wmrl_agents.train import train
+
+    if trainer == "trl":
+        pytest.importorskip("trl", reason="needs the llm extra: pip install -e '.[llm]'")
+    handed = {}
+
+    def record(envs, *args, mixer=None, **kwargs):
+        handed.update(envs=envs, mixer=mixer)
+        raise _Handed
+
+    monkeypatch.setattr(wmrl_agents.grpo, "find_mixer", lambda envs: None)
+    monkeypatch.setattr(wmrl_agents.grpo, "GRPOTrainer", record)
+    monkeypatch.setattr(wmrl_agents.trl, "WeightedAdvantageReward", record)
+    monkeypatch.setattr(wmrl_agents.llm, "LLMPolicy", lambda *args, **kwargs: None)
+    monkeypatch.setattr(TrainConfig, "problems", lambda self: [])
+    cfg = TrainConfig(model="m", env=ENV_ID, trainer=trainer, world_model="static", anchor_rate=0.5,
+                      weighting="pooled", out=str(tmp_path), executor="local", quiet=True)
+    with pytest.raises(_Handed):
+        train(cfg)
+    mixer = handed["mixer"]
+    assert mixer is not None and mixer is handed["envs"].state
+    assert mixer.config == cfg.mixing() and mixer.state_path == tmp_path / "mixing.json"
+
+
 # -- health checks --------------------------------------------------------------------------------
 @pytest.fixture
 def server():

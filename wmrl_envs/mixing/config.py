@@ -1,14 +1,45 @@
 """``MixingConfig``: the one configuration of WMRL's mixing, shared by ``RewardMixer``,
-``MixingState`` and ``MixedRewardWrapper`` (and the trainers that build them)."""
+``MixingState`` and ``MixedRewardWrapper`` (and the trainers that build them).
+
+``weighting="inverse-variance"`` combines the anchor and world-model gradients with weights
+``w_T ∝ 1/v_T`` (``mixing/denoise.py``); its first name, ``"energy"`` (after the noise *energies*
+``E[(r - r̄)²]`` that estimate ``v_T``), told a newcomer nothing. ``"energy"`` is still accepted
+with a ``DeprecationWarning``, and state or config files that saved it load as
+``"inverse-variance"`` (:func:`weighting_named`, :func:`saved_config`): a resumed run is the same run.
+"""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 _SELECTIONS = ("hash", "quota")
 _NORMALIZE = ("none", "group")
-_WEIGHTINGS = ("energy", "pooled")
+WEIGHTINGS = ("inverse-variance", "pooled")
+_RENAMED_WEIGHTINGS = {"energy": "inverse-variance"}  # deprecated name -> name
+
+
+def weighting_named(value: str, warn: bool = True, stacklevel: int = 2) -> str:
+    """``value`` with a deprecated weighting name replaced by the current one; ``warn``: a
+    ``DeprecationWarning`` naming it, attributed ``stacklevel`` frames up from the caller (off for
+    saved state, whose spelling the user did not choose now). Unknown values pass through for the
+    caller's check to name."""
+    new = _RENAMED_WEIGHTINGS.get(value)
+    if new is None:
+        return value
+    if warn:
+        warnings.warn(f"weighting={value!r} is deprecated: it means inverse-variance weights, now "
+                      f"weighting={new!r}", DeprecationWarning, stacklevel=stacklevel + 1)
+    return new
+
+
+def saved_config(config: dict[str, Any]) -> dict[str, Any]:
+    """A saved ``MixingConfig.to_dict()`` with deprecated values under their current names, so a
+    state written before a rename resumes as the same configuration."""
+    if "weighting" not in config:
+        return config
+    return {**config, "weighting": weighting_named(config["weighting"], warn=False)}
 
 
 @dataclass(frozen=True)
@@ -33,7 +64,9 @@ class MixingConfig:
     debias: bool = field(default=True, metadata={"help": "apply Online Debiasing (False: the raw-score ablation)"})
     ema: float = field(default=0.9, metadata={"help": "smoothing of the noise estimates across batches, in [0, 1)"})
     weighting: str = field(
-        default="energy", metadata={"help": "'energy' (inverse-variance weights) or 'pooled' (plain GRPO ablation)"},
+        default="inverse-variance",
+        metadata={"help": "'inverse-variance' (anchor and world-model gradients weighted by 1/their noise) or "
+                  "'pooled' (plain GRPO ablation); 'energy' is its deprecated name"},
     )
     normalize: str = field(
         default="none", metadata={"help": "'none' (Dr. GRPO advantages) or 'group' (divide by group std + eps)"},
@@ -65,6 +98,7 @@ class MixingConfig:
     shrink_bands: int = field(default=5, metadata={"help": "equal bands of the debiased score for shrink_overrated; >= 1"})
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "weighting", weighting_named(self.weighting, stacklevel=3))  # frozen: set here
         _check(0.0 < self.anchor_rate <= 1.0, "anchor_rate", "must lie in (0, 1]", self.anchor_rate)
         _check(self.selection in _SELECTIONS, "selection", f"must be one of {_SELECTIONS}", self.selection)
         _check(self.window >= 2, "window", "must be at least 2", self.window)
@@ -72,7 +106,7 @@ class MixingConfig:
         _check(self.min_pairs <= self.window, "min_pairs",
                f"must not exceed window={self.window} (the map could never be applied)", self.min_pairs)
         _check(0.0 <= self.ema < 1.0, "ema", "must lie in [0, 1)", self.ema)
-        _check(self.weighting in _WEIGHTINGS, "weighting", f"must be one of {_WEIGHTINGS}", self.weighting)
+        _check(self.weighting in WEIGHTINGS, "weighting", f"must be one of {WEIGHTINGS}", self.weighting)
         _check(self.normalize in _NORMALIZE, "normalize", f"must be one of {_NORMALIZE}", self.normalize)
         _check(self.eps > 0.0, "eps", "must be positive", self.eps)
         _check(0.0 < self.min_rate <= 1.0, "min_rate", "must lie in (0, 1]", self.min_rate)

@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ._validate import Floats
-from .config import _WEIGHTINGS
+from .config import WEIGHTINGS, weighting_named
 
 _FLOOR = 1e-8
 
@@ -97,14 +97,22 @@ class InverseVarianceWeights:
 
     Args:
         ema: smoothing across batches (``E ← ema·E + (1-ema)·batch``).
-        weighting: ``"energy"`` (inverse variance) or ``"pooled"`` (``w_T = N_T / N``, plain GRPO).
+        weighting: ``"inverse-variance"`` (``w_T ∝ 1/v_T``) or ``"pooled"`` (``w_T = N_T / N``, plain
+            GRPO); ``"energy"`` is the deprecated name of ``"inverse-variance"``.
+
+    ``energy`` holds the EMA noise energies, the mean squared group-centred values behind ``v_T``:
+    ``"anchor"`` is ``E_A`` (real rewards), ``"residual"`` is ``D`` (out-of-sample ``y - f(s)`` on
+    anchor pairs), ``"wm"`` the world-model rewards' own (logged, not used; module docstring).
     """
 
-    def __init__(self, ema: float = 0.9, weighting: str = "energy") -> None:
+    def __init__(self, ema: float = 0.9, weighting: str = "inverse-variance") -> None:
+        self._set(ema, weighting_named(weighting, stacklevel=2))
+
+    def _set(self, ema: float, weighting: str) -> None:
         if not 0.0 <= float(ema) < 1.0:
-            raise ValueError(f"ema must lie in [0, 1), got {ema}")
-        if weighting not in _WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {_WEIGHTINGS}, got {weighting!r}")
+            raise ValueError(f"InverseVarianceWeights ema must lie in [0, 1), got {ema}")
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"InverseVarianceWeights weighting must be one of {WEIGHTINGS}, got {weighting!r}")
         self.ema = float(ema)
         self.weighting = weighting
         self.energy: dict[str, float | None] = {"anchor": None, "wm": None, "residual": None}
@@ -153,7 +161,9 @@ class InverseVarianceWeights:
         return {"ema": self.ema, "weighting": self.weighting, "energy": dict(self.energy)}
 
     def load_state_dict(self, state: dict) -> None:
-        type(self).__init__(self, state["ema"], state["weighting"])
+        """Restore :meth:`state_dict`; a state saved with the deprecated ``"energy"`` loads as
+        ``"inverse-variance"``, silently (the run chose it before the rename)."""
+        self._set(state["ema"], weighting_named(state["weighting"], warn=False))
         self.energy.update(state["energy"])
 
 

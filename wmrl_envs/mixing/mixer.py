@@ -14,7 +14,7 @@ either path (``tests/mixing/test_one_mixer.py``). Per batch (see ``notes/rl-and-
      (``regions.py``); the anchor pairs also feed the exploitation monitor, whose verdict is in
      ``stats["monitor"]`` and, with ``adaptive``, moves the anchor rate (``controller.py``);
   5-6. :meth:`MixingState.advantages`: ``r - group mean``, inverse-variance weights from the
-     anchors' real energy and the world model's out-of-sample residual, applied as multipliers
+     anchors' real-reward noise energy and the world model's out-of-sample residual, applied as multipliers
      ``c_T``.
 Pass the advantages to TRL with ``scale_rewards="none"``: its group mean is then 0 and its
 advantage equals ours. ``state_dict`` is the ``MixingState`` snapshot format.
@@ -30,7 +30,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ._validate import Floats, finite_1d
-from .config import MixingConfig
+from .config import MixingConfig, saved_config
 from .denoise import Weights
 from .state import MixingState
 
@@ -214,7 +214,7 @@ class RewardMixer:
             totals = state.get("totals") or {}
             state = {**state, "anchor_of": {},
                      "counts": {f"batch_{k}": int(totals.get(k, 0)) for k in _TOTALS}}
-        self.state = MixingState(MixingConfig(**state["config"])).claim_weights()
+        self.state = MixingState(MixingConfig(**saved_config(state["config"]))).claim_weights()
         self.state.load_state_dict(state, with_pairs=True)
 
 

@@ -75,7 +75,7 @@ import numpy as np
 
 from ._validate import Floats
 from .anchors import AnchorSampler
-from .config import MixingConfig
+from .config import MixingConfig, saved_config
 from .debias import OnlineDebiaser
 from .denoise import InverseVarianceWeights, Weights, weighted_advantages
 from .guard import build_guard
@@ -220,6 +220,7 @@ class MixingState:
                              "move it away to start a new run") from None
         saved = state.get("config")
         if saved is not None:
+            saved = saved_config(saved)  # a name since deprecated is the same setting
             mine = self.config.to_dict()
             diff = [f"{k}={saved[k]!r} (this run: {mine[k]!r})" for k in mine if k in saved and saved[k] != mine[k]]
             if diff:

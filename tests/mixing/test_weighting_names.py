@@ -1,0 +1,59 @@
+"""``weighting="inverse-variance"`` (issue 28): ``"energy"``, its first name, is a deprecated alias,
+and mixing state saved with it resumes as the same configuration, silently."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from wmrl_envs.mixing import InverseVarianceWeights, MixingConfig, MixingState, RewardMixer
+
+RENAMED = r"weighting='energy' is deprecated: it means inverse-variance weights, now weighting='inverse-variance'"
+CONFIG = MixingConfig(anchor_rate=0.5, min_pairs=2, seed=3)
+REWARDS = [[1.0, 0.0, 0.5], [0.2, 0.9, 0.4], [0.3, 0.1, 0.8], [0.7, 0.6, 0.0]]
+ANCHORS = [True, False, True, False]
+
+
+def test_energy_is_a_deprecated_name_of_inverse_variance_that_warns_at_the_caller():
+    with pytest.warns(DeprecationWarning, match=RENAMED) as caught:
+        config = MixingConfig(weighting="energy")
+    assert config == MixingConfig() and config.weighting == "inverse-variance"
+    with pytest.warns(DeprecationWarning, match=RENAMED) as more:
+        weights = InverseVarianceWeights(weighting="energy")
+    assert weights.weighting == "inverse-variance"
+    assert [w.filename for w in (*caught, *more)] == [__file__, __file__]
+    with pytest.raises(ValueError, match=r"MixingConfig.weighting must be one of \('inverse-variance', 'pooled'\)"):
+        MixingConfig(weighting="variance")
+
+
+def _as_saved_before_the_rename(state: dict) -> dict:
+    state = json.loads(json.dumps(state))
+    state["config"]["weighting"] = state["weighter"]["weighting"] = "energy"
+    return state
+
+
+def test_a_snapshot_saved_with_energy_resumes_silently_and_pooled_is_still_refused(tmp_path):
+    path = tmp_path / "mixing.json"
+    mixer = MixingState(CONFIG, state_path=path)
+    mixer.advantages(REWARDS, ANCHORS)
+    path.write_text(json.dumps(_as_saved_before_the_rename(json.loads(path.read_text()))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the run chose "energy" before the rename: nothing to warn about
+        resumed = MixingState(CONFIG, state_path=path)
+    assert resumed.weighter.state_dict() == mixer.weighter.state_dict()
+    for a, b in zip(resumed.advantages(REWARDS, ANCHORS)[0], mixer.advantages(REWARDS, ANCHORS)[0]):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match=r"another configuration: weighting='inverse-variance' \(this run: 'pooled'\)"):
+        MixingState(MixingConfig.make(CONFIG, weighting="pooled"), state_path=path)
+
+
+def test_a_batch_api_state_dict_saved_with_energy_loads_silently():
+    mixer = RewardMixer(CONFIG)
+    anchors = mixer.select([f"k{i}" for i in range(4)])
+    mixer.mix(REWARDS, [r if a else None for r, a in zip(REWARDS, anchors)])
+    again = RewardMixer(MixingConfig.make(CONFIG, weighting="pooled"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again.load_state_dict(_as_saved_before_the_rename(mixer.state_dict()))
+    assert again.config == mixer.config and again.weighter.state_dict() == mixer.weighter.state_dict()
