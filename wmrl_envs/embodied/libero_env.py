@@ -13,7 +13,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from wmrl_envs.costs import zero_cost
+from wmrl_envs.contract import ProgressContext, zero_cost
 from wmrl_envs.embodied import suite
 from wmrl_envs.embodied.goal import GoalTracker
 
@@ -216,7 +216,7 @@ class LiberoLongEnv(gym.Env):
         """The current task's language instruction (after the first reset)."""
         return self._live_sim.language_instruction
 
-    def wm_context(self) -> dict[str, Any]:
+    def wm_context(self) -> ProgressContext:
         """What a progress world model may know now (JSON-serializable)."""
         if self._task is None or self._goal is None:
             raise RuntimeError("the task is chosen by reset(): call reset() first")
