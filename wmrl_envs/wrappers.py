@@ -226,7 +226,7 @@ class _PredictingWrapper(gym.Wrapper[ObsType, ActType, ObsType, ActType]):
         return pred
 
 
-class WorldModelWrapper(_PredictingWrapper):
+class WorldModelWrapper(_PredictingWrapper[ObsType, ActType]):
     """Every step is scored by the world model.
 
     Text envs are never executed: ``step`` returns the reset observation plus the world model's
@@ -295,7 +295,7 @@ RealScore = str | Callable[[FinishedEpisode], float]
 _REAL_SCORES = ("auto", "success", "return")
 
 
-class MixedRewardWrapper(_PredictingWrapper):
+class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
     """WMRL per episode: anchor groups run for real *and* through the world model; the anchor pairs
     train an online isotonic map; every other episode is paid the debiased prediction and never runs.
     The wrapper tags episodes and feeds them to the mixer, its ``state`` (a
@@ -369,7 +369,7 @@ class MixedRewardWrapper(_PredictingWrapper):
 
     def __init__(
         self,
-        env: gym.Env,
+        env: gym.Env[ObsType, ActType],
         world_model: WorldModelLike,
         anchor_rate: float | None = None,
         seed: int | None = None,
