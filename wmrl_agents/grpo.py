@@ -45,7 +45,7 @@ Job = tuple[str, str, int]
 """One episode to run: ``(task_id, group, seed)``."""
 
 # An episode's outcome (Episode.outcome): the env's info["status"] for episodes it ran ("timeout":
-# a run stopped by its wall or CPU time limit, which the env reports as "run_failed"), "predicted"
+# a run stopped by its wall or CPU time limit: status "run_failed" with info["timed_out"]), "predicted"
 # for world-model-scored ones, "world_model_failure" when a failed prediction was replaced by the
 # static fallback, "unknown" for a real env that reports no status.
 OUTCOMES = ("ok", "invalid_action", "run_failed", "timeout", "invalid_submission", "sandbox_error",
