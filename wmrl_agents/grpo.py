@@ -37,6 +37,7 @@ from tqdm.auto import tqdm
 from wmrl_envs.contract import COST_KEYS, Cost, StepInfo, add_cost, step_info, zero_cost
 from wmrl_envs.copies import env_copies
 from wmrl_envs.mixing import Weights, group_advantages
+from wmrl_envs.mixing.config import weighting_named
 from wmrl_envs.mixing.state import MixingState
 
 J = TypeVar("J")
@@ -213,6 +214,8 @@ def receive_mixer(envs: gym.Env | Sequence[gym.Env], mixer: MixingState | None, 
     mixer = mixer if mixer is not None else fed
     if mixer is None:
         return None
+    if isinstance(settings.get("weighting"), str):  # "energy": the deprecated name, warned at the trainer's caller
+        settings["weighting"] = weighting_named(str(settings["weighting"]), stacklevel=3)
     for name, value in settings.items():
         mine = getattr(mixer.config, name)
         if value is not None and value != mine:
@@ -270,7 +273,7 @@ class GRPOTrainer:
         groups_per_update: K, groups per policy update.
         normalize: ``"none"`` (Dr. GRPO) or ``"group"`` (divide by the group std + eps). Under a
             mixer its ``MixingConfig.normalize`` decides (None here, or the same value).
-        weighting: the mixer's ``MixingConfig.weighting`` decides it (``"energy"``: inverse-variance;
+        weighting: the mixer's ``MixingConfig.weighting`` decides it (``"inverse-variance"``;
             ``"pooled"``: the plain-GRPO ablation); None here, or the same value.
         mixer: the ``MixingState`` the ``MixedRewardWrapper`` of ``envs`` feed (default: found in
             their wrapper stacks); the trainer asks it for every batch's advantages.

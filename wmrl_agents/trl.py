@@ -46,7 +46,7 @@ from wmrl_agents.grpo import (
     run_episode,
 )
 from wmrl_agents.llm import SYSTEM_PROMPT, build_messages, extract_code, render_plain
-from wmrl_envs.mixing.config import weighting_named
+from wmrl_envs.costs import add_cost
 from wmrl_envs.mixing.state import MixingState
 
 
@@ -212,7 +212,8 @@ class EnvReward:
         env's normalised rewards of real / world-model episodes, ``wm_raw`` the raw predictions,
         ``score/<metric>`` the mean raw score per metric where the env names it (``info["metric"]``)."""
         scored = [e for e in episodes if e.score is not None]
-        out = {f"wmrl/{k}": float(sum(e.cost[k] for e in episodes)) for k in COST_KEYS}
+        total = add_cost(*(e.cost for e in episodes))
+        out = {f"wmrl/{k}": float(total[k]) for k in COST_KEYS}
         out["wmrl/reward"] = float(np.mean([e.reward for e in episodes]))
         extra = outcome_metrics(episodes)
         out["wmrl/real_episodes"] = float(extra.pop("executed_episodes"))
@@ -249,8 +250,7 @@ class WeightedAdvantageReward(EnvReward):
                  weighting: str | None = None, ema: float | None = None, concurrency: int | None = None,
                  mixer: MixingState | None = None) -> None:
         super().__init__(envs, name, concurrency)
-        named = None if weighting is None else weighting_named(weighting)  # "energy": deprecated, warns
-        self.mixer = receive_mixer(self.envs, mixer, weighting=named, ema=ema)
+        self.mixer = receive_mixer(self.envs, mixer, weighting=weighting, ema=ema)
 
     def rewards(self, episodes: Sequence[Episode], keys: Sequence[str], log_metric: Any) -> list[float]:
         order = list(dict.fromkeys(keys))

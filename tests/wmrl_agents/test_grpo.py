@@ -343,3 +343,12 @@ def test_outcome_metrics_keep_raw_scores_of_different_metrics_apart():
     out = outcome_metrics(episodes)
     assert out["score/roc_auc"] == pytest.approx(0.8) and out["score/r2"] == pytest.approx(0.3)
     assert "score/rmse" not in out and out["outcome/run_failed"] == 1
+
+
+def test_the_trainer_takes_energy_as_the_deprecated_name_of_inverse_variance():
+    wrapped = MixedRewardWrapper(RecipeEnv(), NoisyWM(), anchor_rate=0.1)
+    with pytest.warns(DeprecationWarning, match="now weighting='inverse-variance'") as caught:
+        trainer = GRPOTrainer(wrapped, TemplatePolicy(), list(CONTEXTS), weighting="energy", progress=False)
+    assert trainer.mixer is wrapped.state and [w.filename for w in caught] == [__file__]
+    with pytest.raises(ValueError, match="weighting='pooled' contradicts"):
+        GRPOTrainer(wrapped, TemplatePolicy(), list(CONTEXTS), weighting="pooled", progress=False)
