@@ -351,3 +351,13 @@ def test_plain_grpo_on_the_real_mledojo_env(tiny_llm_path, tmp_path, capsys):
     assert "grpo with the wmrl trainer: 1 updates" in _summary(capsys)
     row = json.loads((out / "metrics.jsonl").read_text())
     assert row["outcome/invalid_action"] + row["outcome/run_failed"] + row["outcome/ok"] == 2
+
+
+def test_the_command_line_shows_the_renamed_weighting():
+    import subprocess
+    import sys
+
+    # Python hides DeprecationWarnings outside __main__; the CLI shows wmrl's own.
+    run = subprocess.run([sys.executable, "-m", "wmrl_envs.cli", "train", "--model", "/nonexistent", "--world-model",
+                          "static", "--weighting", "energy"], capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0 and "weighting='energy' is deprecated" in run.stderr
