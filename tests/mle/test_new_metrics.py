@@ -124,6 +124,17 @@ def test_log_loss_one_hot_answers_and_renormalising(seed):
     assert got == pytest.approx(skm.log_loss(idx, proba), abs=1e-12)
 
 
+def test_log_loss_one_hot_reads_a_single_column_as_an_indicator():
+    """``one_hot``: one answer column is one class's indicator, not a binary label with its
+    complement, so a row whose indicator is 0 costs nothing (the sum of ``y * log p``)."""
+    y, p = np.array([1, 0, 1, 0]), np.array([0.8, 0.3, 0.5, 0.9])
+    assert m("log_loss", one_hot=True)(y, p) == pytest.approx(-(np.log(0.8) + np.log(0.5)) / 4)
+    assert m("log_loss", one_hot=True, normalize=True)(y, p) == pytest.approx(0.0)
+    onehot = np.eye(3)[[0, 2, 1]]
+    proba = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.3, 0.4, 0.3]])
+    assert m("log_loss", one_hot=True)(onehot, proba) == pytest.approx(m("log_loss")(onehot, proba))
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_kl_divergence_matches_scipy_entropy(seed):
     rng, n = _rng(seed)

@@ -103,14 +103,24 @@ def roc_auc(y_true: np.ndarray, y_score: np.ndarray) -> float:
 
 
 def log_loss(
-    y_true: np.ndarray, proba: np.ndarray, *, eps: float = _EPS, normalize: bool = False
+    y_true: np.ndarray,
+    proba: np.ndarray,
+    *,
+    eps: float = _EPS,
+    normalize: bool = False,
+    one_hot: bool = False,
 ) -> float:
     """Mean negative log-likelihood.
 
     ``y_true`` holds class indices (n,) or an (n, k) one-hot/probability matrix; ``proba`` is
     (n, k) or, for two classes, (n,). Probabilities are clipped to ``[eps, 1 - eps]`` and, with
-    ``normalize``, then rescaled to sum to 1 in every row.
+    ``normalize``, then rescaled to sum to 1 in every row. ``one_hot``: ``y_true`` is always one
+    indicator column per ``proba`` column, a single column too (the loss is the sum of
+    ``y * log p`` over the answer columns, as MLE-Dojo's one-hot classes compute it), never
+    class indices with ``proba`` as P(class 1).
     """
+    if one_hot:
+        y_true, proba = _columns(y_true), _columns(proba)
     proba = np.clip(_proba_matrix(proba), eps, 1.0 - eps)
     if normalize:
         proba = proba / proba.sum(axis=1, keepdims=True)
