@@ -66,6 +66,22 @@ def test_ranked_submission_rows_are_joined_per_id():
     )
 
 
+def test_ranked_submission_is_checked_as_mledojo_checks_it():
+    """At most k=5 rows per id, only the test ids, no extra column; a blank row keeps its place
+    and matches nothing."""
+    entry = REGISTRY["airbnb-recruiting-new-user-bookings"]
+    answers = pd.DataFrame({"id": ["u1", "u2"], "country": ["FR", "US"]})
+    sub = pd.DataFrame({"id": ["u1", "u1", "u2"], "country": [None, "FR", "US"]})
+    assert entry.score(answers, sub) == pytest.approx((1 / np.log2(3) + 1) / 2)
+    six = pd.DataFrame({"id": ["u1"] * 6 + ["u2"], "country": ["IT"] * 5 + ["FR", "US"]})
+    with pytest.raises(ValueError, match="more than 5 rows"):
+        entry.score(answers, six)
+    with pytest.raises(ValueError, match="1 unknown"):
+        entry.score(answers, pd.concat([sub, pd.DataFrame({"id": ["u9"], "country": ["US"]})]))
+    with pytest.raises(ValueError, match="Extra unexpected columns"):
+        entry.score(answers, sub.assign(rank=1))
+
+
 def test_row_filters_and_weight_columns():
     answers = pd.DataFrame({"seq_id": [1, 2, 3, 4], "tm": [50.0, np.nan, 40.0, 60.0]})
     sub = pd.DataFrame({"seq_id": [4, 3, 2, 1], "tm": [9.0, 1.0, -100.0, 5.0]})

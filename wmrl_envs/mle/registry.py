@@ -87,13 +87,7 @@ class RegistryEntry:
         (:meth:`validate`); rows are then matched by id as text, as MLE-Dojo matches them.
         """
         metric = self.resolve()
-        if self.submission_rows == "one":
-            self.validate(answers, submission)
-            columns = self.submission_columns or self._answer_columns(answers)
-            submission = self._missing_predictions(metric, submission, columns)
-            self._check_probabilities(submission, columns)
-            if self.nan_predictions not in ("drop_cells", "column_fails"):
-                _check_predictions(metric, submission, columns, self.whole_labels)
+        submission = self._checked(metric, answers, submission)
         answers = self._scored_rows(answers)
         if self.nan_predictions == "drop":
             answers = answers[self._ids(answers).isin(self._ids(submission))]
@@ -121,6 +115,20 @@ class RegistryEntry:
             return _column_mean(metric, truth, guess, needs, failed if self.nan_predictions == "column_fails" else None)
         return metric(truth, guess, *needs)
 
+    def _checked(self, metric: Metric, answers: pd.DataFrame, submission: pd.DataFrame) -> pd.DataFrame:
+        """The submission once MLE-Dojo's checks pass, its missing predictions handled by
+        ``nan_predictions``; ``ValueError`` where the class refuses it."""
+        columns = self.submission_columns or self._answer_columns(answers)
+        if self.submission_rows == "ranked":
+            self._validate_ranked(answers, submission)
+            return self._missing_predictions(metric, submission, columns)
+        self.validate(answers, submission)
+        submission = self._missing_predictions(metric, submission, columns)
+        self._check_probabilities(submission, columns)
+        if self.nan_predictions not in ("drop_cells", "column_fails"):
+            _check_predictions(metric, submission, columns, self.whole_labels)
+        return submission
+
     def _id_names(self, frame: pd.DataFrame) -> list[str]:
         if isinstance(self.id_column, int):
             return [frame.columns[self.id_column]]
@@ -137,12 +145,7 @@ class RegistryEntry:
             )
         id_names = self._id_names(answers if self.id_named else submission)
         expected = [*id_names, *(self.submission_columns or self._answer_columns(answers))]
-        missing = [c for c in expected if c not in submission.columns]
-        if missing:
-            raise ValueError(
-                f"Missing required columns in submission: {', '.join(map(str, missing))}; "
-                f"the columns are {', '.join(expected)}"
-            )
+        _check_missing_columns(submission, expected)
         if self.id_first and list(submission.columns[: len(id_names)]) != id_names:
             raise ValueError(
                 f"ID values do not match between submission and ground truth: the first column "
@@ -157,11 +160,32 @@ class RegistryEntry:
                 f"({len(unknown)} unknown, e.g. {shown(unknown)}; {int(theirs.duplicated().sum())} "
                 "repeated); write each test id once, as it is written in test.csv"
             )
-        extra = [c for c in submission.columns if c not in expected]
-        if extra and not self.extra_columns_ok:
+        if not self.extra_columns_ok:
+            _check_extra_columns(submission, expected)
+
+    def _validate_ranked(self, answers: pd.DataFrame, submission: pd.DataFrame) -> None:
+        """MLE-Dojo's checks of a ranked submission (several rows per id, best first): exactly
+        the id and prediction columns, at most ``k`` (the metric's cutoff) rows per id, and the
+        answers' ids (as text), each at least once and no other; ``ValueError`` naming what is
+        wrong."""
+        expected = [*self._id_names(answers), *(self.submission_columns or self._answer_columns(answers))]
+        _check_missing_columns(submission, expected)
+        _check_extra_columns(submission, expected)
+        theirs, ours = self._ids(submission), self._ids(answers)
+        counts = theirs.value_counts()
+        limit = self.params.get("k")
+        if isinstance(limit, int) and (counts > limit).any():
             raise ValueError(
-                f"Extra unexpected columns found in submission: {', '.join(map(str, extra))}; "
-                f"the columns are {', '.join(expected)}"
+                f"{int((counts > limit).sum())} id(s) have more than {limit} rows, e.g. "
+                f"{shown(counts.index[counts > limit])}; write at most {limit} rows (predictions, "
+                "best first) per id"
+            )
+        unknown, missing = theirs[~theirs.isin(ours)], ours[~ours.isin(theirs)]
+        wrong = [f"{len(v)} {what}, e.g. {shown(v)}" for what, v in (("missing", missing), ("unknown", unknown)) if len(v)]
+        if wrong:
+            raise ValueError(
+                f"{expected[0]} values do not match the test ids ({'; '.join(wrong)}); write "
+                "each test id, as it is written in test.csv, and no other"
             )
 
     def _check_probabilities(self, submission: pd.DataFrame, columns: Columns) -> None:
@@ -242,6 +266,24 @@ def _id_text(ids: pd.Series, ids_as: str) -> np.ndarray:
     if ids_as == "value" and pd.api.types.is_numeric_dtype(ids):
         ids = ids.astype(float)
     return ids.astype(str).to_numpy()
+
+
+def _check_missing_columns(submission: pd.DataFrame, expected: list[str]) -> None:
+    missing = [c for c in expected if c not in submission.columns]
+    if missing:
+        raise ValueError(
+            f"Missing required columns in submission: {', '.join(map(str, missing))}; "
+            f"the columns are {', '.join(expected)}"
+        )
+
+
+def _check_extra_columns(submission: pd.DataFrame, expected: list[str]) -> None:
+    extra = [c for c in submission.columns if c not in expected]
+    if extra:
+        raise ValueError(
+            f"Extra unexpected columns found in submission: {', '.join(map(str, extra))}; "
+            f"the columns are {', '.join(expected)}"
+        )
 
 
 def _check_predictions(
