@@ -82,6 +82,15 @@ def test_ranked_submission_is_checked_as_mledojo_checks_it():
         entry.score(answers, sub.assign(rank=1))
 
 
+def test_id_by_name_finds_the_answers_first_column_wherever_the_submission_puts_it():
+    entry = REGISTRY["rsna-miccai-brain-tumor-radiogenomic-classification"]
+    answers = pd.DataFrame({"BraTS21ID": [1, 2, 3, 4], "MGMT_value": [0, 1, 0, 1]})
+    last = pd.DataFrame({"MGMT_value": [0.9, 0.8, 0.1, 0.2], "BraTS21ID": [2, 4, 1, 3]})
+    assert entry.score(answers, last) == 1.0
+    with pytest.raises(ValueError, match="Missing required columns in submission: BraTS21ID"):
+        entry.score(answers, last.rename(columns={"BraTS21ID": "id"}))
+
+
 def test_row_filters_and_weight_columns():
     answers = pd.DataFrame({"seq_id": [1, 2, 3, 4], "tm": [50.0, np.nan, 40.0, 60.0]})
     sub = pd.DataFrame({"seq_id": [4, 3, 2, 1], "tm": [9.0, 1.0, -100.0, 5.0]})
@@ -228,6 +237,7 @@ demo:
         (("answer_columns: [y]", "answer_columns: y"), "demo: answer_columns must be"),
         (("  id_column: 0\n", ""), r"demo: missing field\(s\) \['id_column'\]"),
         (("id_column: 0", "id_column: 2"), "demo: id_column must be"),
+        (("id_column: 0", "id_column: y\n  id_by_name: true"), "demo: id_by_name is True with id_column 'y'"),
     ],
 )
 def test_bad_entries_are_errors_naming_the_entry(tmp_path: Path, change, message):

@@ -10,7 +10,7 @@ A submission MLE-Dojo would refuse must not be scored, so :meth:`RegistryEntry.v
 the checks its ``validate_submission`` template makes (row count, ids compared as the text
 ``pd.read_csv`` gives, the sample's columns exactly), and the scikit-learn refusals of its
 ``evaluate`` (NaN, non-whole class labels) are refused here too. Where a competition's class
-checks otherwise, its entry says so (``id_named``, ``id_first``, ``ids_as``,
+checks otherwise, its entry says so (``id_named``, ``id_by_name``, ``id_first``, ``ids_as``,
 ``extra_columns_ok``, ``whole_labels``, ``nan_predictions``).
 ``tests/mle/test_mledojo_differential.py`` compares the two on edge cases of every competition
 and lists where they still differ, and why (MLE-Dojo bugs not copied among them; docs/mle.md).
@@ -60,6 +60,7 @@ class RegistryEntry:
     nan_predictions: str = "sklearn"  # what MLE-Dojo's class does with a missing prediction
     ids_as: str = "text"  # "value": MLE-Dojo compares ids as read (1.0 is 1)
     id_named: bool = True  # False: the submission's first column is the id, whatever its name
+    id_by_name: bool = False  # id_column 0: the answers' first column, found by name in the submission
     extra_columns_ok: bool = False  # True: MLE-Dojo ignores columns it does not read
     whole_labels: bool = True  # False: MLE-Dojo compares labels with ==, non-whole ones too
     probabilities: str | None = None  # "sum_to_one" | "within_0_1": MLE-Dojo refuses others
@@ -86,6 +87,8 @@ class RegistryEntry:
         The submission is first checked as MLE-Dojo's ``validate_submission`` checks it
         (:meth:`validate`); rows are then matched by id as text, as MLE-Dojo matches them.
         """
+        if self.id_by_name:
+            return replace(self, id_column=str(answers.columns[0]), id_by_name=False).score(answers, submission)
         metric = self.resolve()
         submission = self._checked(metric, answers, submission)
         answers = self._scored_rows(answers)
@@ -382,6 +385,9 @@ def _check(entry: RegistryEntry) -> None:
         raise ValueError(f"{name}: probabilities must be sum_to_one or within_0_1")
     if entry.ids_as not in ("text", "value"):
         raise ValueError(f"{name}: ids_as must be text or value")
+    if entry.id_by_name and entry.id_column != 0:
+        raise ValueError(f"{name}: id_by_name is {entry.id_by_name!r} with id_column {entry.id_column!r}; "
+                         "it names the answers' first column, so set id_column to 0 or drop id_by_name")
     if entry.nan_predictions not in NAN_RULES:
         raise ValueError(f"{name}: nan_predictions must be one of {NAN_RULES}")
     if entry.align not in ("id", "position") or entry.submission_rows not in ("one", "ranked"):
