@@ -225,6 +225,12 @@ def _wm_memo(envs: list[gym.Env]) -> dict | None:
     return {"hits": wm.hits, "misses": wm.misses} if wm is not None and hasattr(wm, "hits") else None
 
 
+def _normalize(mixing: MixingConfig | None) -> str:
+    """The real arm's advantage normalisation: the mixed arms' (``MixingConfig.normalize``), so
+    every arm runs the same GRPO and differs only in where its rewards come from."""
+    return (mixing or MixingConfig()).normalize
+
+
 def run_arm(study: Study, arm: str, seed: int) -> dict:
     """Train one arm for one seed with held-out evaluations at the checkpoints; resumes from ``out``:
     a finished arm is read back, an unfinished one continues from its trainer checkpoint, and the
@@ -239,7 +245,7 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     policy = study.world.policy(seed)
     trainer = GRPOTrainer(envs, policy, study.world.train_tasks(envs), study.budget.group_size,
                           study.budget.groups_per_update, seed=seed, progress=study.progress, log_dir=log_dir,
-                          mixer=mixer)
+                          mixer=mixer, normalize=None if mixer is not None else _normalize(study.mixing))
     curve_path = None if log_dir is None else log_dir / "curve.jsonl"
     curve = [] if curve_path is None else _read_jsonl(curve_path)
     history: list[dict] = []
@@ -324,7 +330,8 @@ def compare(
     """Train every arm over seeds, evaluate for real on held-out tasks, and return the results.
 
     ``seeds``: a count (seeds 0..n-1) or the seeds themselves. ``mixing``: the mixed arms'
-    ``MixingConfig``; each arm sets its own ``seed``, ``weighting`` and ``debias`` on it.
+    ``MixingConfig``; each arm sets its own ``seed``, ``weighting`` and ``debias`` on it; its
+    ``normalize`` is the real arm's too (one GRPO for every arm).
     ``world``: the env family's adapter (:class:`EnvFamily`); without one, a text env's
     :class:`~wmrl_agents.compare_text.TextWorld` is built from ``env_id``, ``agent``,
     ``world_model`` (default ``static``), ``env_kwargs``, ``workers`` (programs in flight, end to

@@ -76,6 +76,9 @@ class CompareConfig:
     adaptive: bool = option(False, "let the exploitation monitor move the anchor rate between --min-rate and --max-rate")
     min_rate: float = option(_MIXING["min_rate"], "lowest adaptive anchor rate", metavar="R")
     max_rate: float = option(_MIXING["max_rate"], "highest adaptive anchor rate", metavar="R")
+    normalize: str = option(_MIXING["normalize"], "every arm's GRPO advantages: none (Dr. GRPO: r - group mean) or "
+                            "group (also divided by the group's std, as the original GRPO)",
+                            choices=("none", "group"))
     tasks: list[str] = option(["2", "5"], "comma-separated libero_10 task indices (where the SFT policy sometimes "
                               "succeeds)", group=LIBERO, metavar="I,J")
     demos: str | None = option(None, "expert demonstrations for the SFT policy (default: recorded into the cache on "
@@ -94,6 +97,7 @@ class CompareConfig:
         if not self.budget > 0:
             raise ValueError(f"--budget must be a positive number, got {self.budget}")
         _check(self.arms, range(self.seeds))
+        _require(self.normalize in ("none", "group"), "normalize", f"must be none or group, got {self.normalize!r}")
         for name in ("workers", "wm_horizon", "max_steps", "eval_inits", "bc_epochs"):
             _require(getattr(self, name) >= 1, name, f"must be at least 1, got {getattr(self, name)}")
         if self.text:
@@ -141,7 +145,7 @@ class CompareConfig:
     def mixing(self) -> MixingConfig:
         """The WMRL arms' ``MixingConfig`` (each arm sets its own seed, weighting and debiasing)."""
         return MixingConfig(anchor_rate=self.anchor_rate, adaptive=self.adaptive, min_rate=self.min_rate,
-                            max_rate=self.max_rate)
+                            max_rate=self.max_rate, normalize=self.normalize)
 
     def budget_plan(self) -> Budget:
         """The training each arm gets: the env family's default budget scaled by ``budget``."""

@@ -35,6 +35,11 @@ def test_every_flag_is_a_field_and_the_defaults_are_the_old_ones():
     assert config.arms == ["real", "wmrl"] and config.adaptive and config.dsbench and config.quiet
     assert (config.budget, config.seeds, config.tasks) == (0.5, 3, ["0", "4"])
     assert config.budget_plan().updates == 10 and config.mixing().adaptive
+    assert CompareConfig().mixing().normalize == "none"  # Dr. GRPO unless asked
+    grouped = from_args(CompareConfig, build_parser().parse_args(["compare", "--normalize", "group"]))
+    assert grouped.mixing().normalize == "group"
+    with pytest.raises(ValueError, match="--normalize must be none or group, got 'std'"):
+        CompareConfig(normalize="std")
 
 
 def test_config_yaml_is_written_and_a_changed_setting_is_refused_naming_it(tmp_path, calls, capsys):

@@ -212,6 +212,26 @@ def test_each_arm_builds_one_mixer_and_hands_it_to_the_family_and_the_trainer(mo
     assert [m.config.weighting for m in world.mixers[1:]] == ["inverse-variance", "inverse-variance", "pooled"]
 
 
+def test_every_arm_runs_the_mixing_configs_normalisation(monkeypatch, tmp_path):
+    """``MixingConfig.normalize`` is the real arm's too: the arms differ only in their rewards."""
+    from wmrl_envs.mixing import MixingConfig
+
+    trainers = []
+
+    class Recording(compare_module.GRPOTrainer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            trainers.append(self)
+
+    monkeypatch.setattr(compare_module, "GRPOTrainer", Recording)
+    budget = Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1)
+    for normalize in ("group", "none"):
+        trainers.clear()
+        compare(world=_CountingWorld(), budget=budget, arms=("real", "wmrl"), progress=False,
+                mixing=MixingConfig(normalize=normalize), out=tmp_path / normalize)
+        assert [t.normalize for t in trainers] == [normalize, normalize]
+
+
 def test_an_arm_whose_mixing_state_says_energy_resumes(tmp_path):
     """A WMRL arm interrupted before the rename left ``weighting: energy`` in its mixing state and
     trainer checkpoint: the rerun continues it (the same weighting, now named inverse-variance)
