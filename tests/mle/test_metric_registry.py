@@ -91,6 +91,19 @@ def test_id_by_name_finds_the_answers_first_column_wherever_the_submission_puts_
         entry.score(answers, last.rename(columns={"BraTS21ID": "id"}))
 
 
+def test_unscored_columns_are_required_as_the_sample_has_them():
+    """facial-keypoints' sample (and MLE-Dojo's class) has ImageId and FeatureName besides the
+    scored Location: a submission like the sample is graded, one without them refused."""
+    entry = REGISTRY["facial-keypoints-detection"]
+    answers = pd.DataFrame(
+        {"RowId": [1, 2, 3], "ImageId": [1, 1, 2], "FeatureName": ["a", "b", "a"], "Location": [10.0, 20.0, 30.0]}
+    )
+    sub = answers.assign(Location=[13.0, 20.0, 26.0])[["Location", "FeatureName", "ImageId", "RowId"]]
+    assert entry.score(answers, sub) == pytest.approx(np.sqrt((9 + 16) / 3))
+    with pytest.raises(ValueError, match="Missing required columns in submission: ImageId"):
+        entry.score(answers, sub.drop(columns="ImageId"))
+
+
 def test_row_filters_and_weight_columns():
     answers = pd.DataFrame({"seq_id": [1, 2, 3, 4], "tm": [50.0, np.nan, 40.0, 60.0]})
     sub = pd.DataFrame({"seq_id": [4, 3, 2, 1], "tm": [9.0, 1.0, -100.0, 5.0]})
@@ -186,10 +199,10 @@ def _frames(entry) -> tuple[pd.DataFrame, pd.DataFrame]:
                 answers[c] = {"weights": np.ones(N), "groups": _I % 3}.get(
                     name, (_I // 2) % 2 + 0.0 * j
                 )
-    for c in entry.keep_rows_above:
+    for c in (*entry.keep_rows_above, *entry.unscored_columns):
         answers.setdefault(c, np.ones(N))
     answers = pd.DataFrame(answers)
-    sub = answers[ids + list(columns)]
+    sub = answers[ids + list(columns) + list(entry.unscored_columns)]
     if entry.submission_columns:
         sub = sub.rename(columns=dict(zip(columns, entry.submission_columns)))
     return answers, sub.sample(frac=1.0, random_state=0)

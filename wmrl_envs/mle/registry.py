@@ -52,6 +52,7 @@ class RegistryEntry:
     id_first: bool = False  # a named id MLE-Dojo still reads as the submission's first column
     params: dict[str, object] = field(default_factory=dict)
     submission_columns: Columns | None = None  # None: the answer columns
+    unscored_columns: Columns = ()  # columns the class requires in the submission but never reads
     extra_columns: dict[str, str | Columns] = field(default_factory=dict)
     align: str = "id"  # "position": MLE-Dojo compares rows in file order
     submission_rows: str = "one"  # "ranked": several rows per id, best first
@@ -140,14 +141,15 @@ class RegistryEntry:
     def validate(self, answers: pd.DataFrame, submission: pd.DataFrame) -> None:
         """MLE-Dojo's checks of a one-row-per-id submission, in its order: one row per answer
         row, the same ids (compared as text: ``1.0`` is not ``1``), and exactly the sample's
-        columns (the ids and the prediction columns); ``ValueError`` naming what is wrong."""
+        columns (the ids, the prediction columns and any ``unscored_columns``); ``ValueError`` naming
+        what is wrong."""
         if len(submission) != len(answers):
             raise ValueError(
                 f"Number of rows in submission ({len(submission)}) does not match ground truth "
                 f"({len(answers)}); write one row per test id"
             )
         id_names = self._id_names(answers if self.id_named else submission)
-        expected = [*id_names, *(self.submission_columns or self._answer_columns(answers))]
+        expected = [*id_names, *self._required(answers)]
         _check_missing_columns(submission, expected)
         if self.id_first and list(submission.columns[: len(id_names)]) != id_names:
             raise ValueError(
@@ -171,7 +173,7 @@ class RegistryEntry:
         the id and prediction columns, at most ``k`` (the metric's cutoff) rows per id, and the
         answers' ids (as text), each at least once and no other; ``ValueError`` naming what is
         wrong."""
-        expected = [*self._id_names(answers), *(self.submission_columns or self._answer_columns(answers))]
+        expected = [*self._id_names(answers), *self._required(answers)]
         _check_missing_columns(submission, expected)
         _check_extra_columns(submission, expected)
         theirs, ours = self._ids(submission), self._ids(answers)
@@ -239,6 +241,10 @@ class RegistryEntry:
         """The ids as MLE-Dojo compares them: ``astype(str)`` of the values ``pd.read_csv`` read."""
         parts = [_id_text(frame[c], self.ids_as) for c in self._id_names(frame)]
         return pd.Index(["\x1f".join(p) for p in zip(*parts)] if len(parts) > 1 else parts[0])
+
+    def _required(self, answers: pd.DataFrame) -> Columns:
+        """The submission's columns besides the id: the predictions, then the unscored ones."""
+        return (*(self.submission_columns or self._answer_columns(answers)), *self.unscored_columns)
 
     def _answer_columns(self, answers: pd.DataFrame) -> Columns:
         if self.answer_columns is not None:
@@ -358,10 +364,9 @@ def _entry(name: str, raw: object) -> RegistryEntry:
         values["answer_columns"] = None
     else:
         values["answer_columns"] = _columns(values["answer_columns"], name, "answer_columns")
-    if "submission_columns" in values:
-        values["submission_columns"] = _columns(
-            values["submission_columns"], name, "submission_columns"
-        )
+    for key in ("submission_columns", "unscored_columns"):
+        if key in values:
+            values[key] = _columns(values[key], name, key)
     if isinstance(values["id_column"], list):
         values["id_column"] = _columns(values["id_column"], name, "id_column")
     values["extra_columns"] = {
