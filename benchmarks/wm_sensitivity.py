@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import fields
 from pathlib import Path
 
 import gymnasium as gym
@@ -41,6 +42,7 @@ from wmrl_agents.compare import ARMS, Budget, compare, program_limits  # noqa: E
 from wmrl_agents.evaluate import evaluate_policies  # noqa: E402
 from wmrl_agents.pool import PoolPolicy, choice_of, uniform_pool  # noqa: E402
 from wmrl_agents.stats import fmt, interval, paired  # noqa: E402
+from wmrl_envs.mixing import MixingConfig  # noqa: E402
 from wmrl_envs.replay import OutcomeStore, action_key, task_key  # noqa: E402
 
 ENV_ID = "WMRL/MLEDojo-v0"
@@ -123,10 +125,27 @@ def run(args: argparse.Namespace) -> dict:
         results[name] = compare(budget=budget, arms=tuple(args.arms), seeds=args.seeds,
                                 agent=lambda seed: PoolPolicy(pool, seed=seed),
                                 workers=args.workers, out=Path(args.out) / name, env_id=ENV_ID, world_model=wm,
-                                progress=False, dsbench=False, cache=cache, tasks=tasks)
+                                progress=False, dsbench=False, cache=cache, tasks=tasks, mixing=args.mixing)
     return {"table": tab.summary, "pool": len(pool), "blind_programs_per_task": len(blind) / len(tab.programs),
-            "budget": budget.__dict__, "seeds": args.seeds, "configs": {k: CONFIGS[k] for k in args.configs},
+            "budget": budget.__dict__, "seeds": args.seeds, "mixing": args.mixing_spec,
+            "configs": {k: CONFIGS[k] for k in args.configs},
             "results": {k: _rows(k, v, args.arms) for k, v in results.items()}, "wall_s": time.perf_counter() - t0}
+
+
+def mixing_config(spec: str) -> MixingConfig | None:
+    """``"k=v,..."`` as a ``MixingConfig`` (None for ""): each value is parsed as its field's type."""
+    if not spec.strip():
+        return None
+    types = {f.name: type(f.default) for f in fields(MixingConfig)}
+    values: dict[str, object] = {}
+    for item in spec.split(","):
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep or name not in types:
+            raise ValueError(f"{item!r} is not NAME=VALUE with NAME a MixingConfig field ({', '.join(types)})")
+        kind = types[name]
+        values[name] = raw.strip().lower() in ("1", "true", "yes") if kind is bool else kind(raw.strip())
+    return MixingConfig.make(None, **values)
 
 
 def _rows(config: str, res: dict, arms: list[str]) -> list[dict]:
@@ -188,8 +207,15 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"comma-separated arms of `wmrl compare` (default: {','.join(ARMS)})")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--cache", default=None, help="outcome-table folder (default: the user's shared one)")
+    p.add_argument("--mixing", default="", metavar="K=V,...",
+                   help="MixingConfig fields for the WMRL arms, e.g. min_pairs=8,normalize=group (default: its defaults)")
     p.add_argument("--out", default="runs/wm_sensitivity")
     args = p.parse_args(argv)
+    args.mixing_spec = args.mixing
+    try:
+        args.mixing = mixing_config(args.mixing)
+    except ValueError as e:
+        p.error(f"--mixing: {e}")
     args.configs = list(CONFIGS) if args.configs == "all" else [c.strip() for c in args.configs.split(",")]
     unknown = [c for c in args.configs if c not in CONFIGS]
     if unknown or args.seeds < 1 or args.pool < 2:
