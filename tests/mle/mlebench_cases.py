@@ -69,6 +69,7 @@ class Comp:
     classes: tuple = (0, 1)
     sample_extra: tuple[str, ...] = ()  # columns of the sample beyond id and predictions
     answer_extra: tuple[str, ...] = ()  # columns only the answers have
+    values: tuple[float, float] = (0.5, 30.0)  # the range of ``value`` answers (some grade.py check one)
 
 
 RANZCR = (
@@ -126,6 +127,32 @@ COMPS: dict[str, Comp] = {
     "ranzcr-clip-catheter-line-classification": Comp(
         "StudyInstanceUID", RANZCR, "multilabel", "1.2.826.0.1.3680043.8.498.{i}", answer_extra=("PatientID",)
     ),
+    "paddy-disease-classification": Comp(
+        "image_id", ("label",), "label", "{i:06d}.jpg", classes=("bacterial_leaf_blight", "blast", "hispa", "normal")
+    ),
+    "inaturalist-2019-fgvc6": Comp("id", ("predicted",), "label", "int", answers="answers.csv",
+                                   sample="kaggle_sample_submission.csv", classes=(5, 17, 230, 1009)),
+    **{
+        name: Comp("Id", ("Predicted",), "label", "int", answers="answers.csv", classes=(0, 12, 345, 15500))
+        for name in ("herbarium-2020-fgvc7", "herbarium-2021-fgvc8", "herbarium-2022-fgvc9")
+    },
+    "iwildcam-2019-fgvc6": Comp("Id", ("Category",), "label", "{h}", answers="answers.csv", classes=(0, 1, 10, 22)),
+    "plant-seedlings-classification": Comp(
+        "file", ("species",), "label", "{h}.png", answers="answers.csv",
+        classes=("Black-grass", "Charlock", "Maize", "Sugar beet"),
+    ),
+    "petfinder-pawpularity-score": Comp("Id", ("Pawpularity",), "value", "{h}", values=(5.0, 80.0)),
+    "playground-series-s3e18": Comp("id", ("EC1", "EC2"), "multilabel", "int", answer_extra=("EC3", "EC4", "EC5", "EC6")),
+    "predict-volcanic-eruptions-ingv-oe": Comp("segment_id", ("time_to_eruption",), "value", "int", values=(1e5, 5e7)),
+    "us-patent-phrase-to-phrase-matching": Comp("id", ("score",), "value", "{h}", values=(0.0, 1.0)),
+    "statoil-iceberg-classifier-challenge": Comp("id", ("is_iceberg",), "proba", "{h}"),
+    "learning-agency-lab-automated-essay-scoring-2": Comp(
+        "essay_id", ("score",), "label", "{h}", answers="answers.csv", classes=(1, 2, 3, 4, 5, 6)
+    ),
+    "nfl-player-contact-detection": Comp("contact_id", ("contact",), "label", "58168_003392_{i}_38590_G", classes=(0, 1)),
+    "lmsys-chatbot-arena": Comp(
+        "id", ("winner_model_a", "winner_model_b", "winner_tie"), "onehot", "int", answers="answers.csv"
+    ),
 }
 
 
@@ -149,7 +176,7 @@ def answers(name: str) -> pd.DataFrame:
         out[comp.columns[0]] = [comp.classes[i % len(comp.classes)] for i in range(N)]
     elif comp.kind == "value":
         for c in comp.columns:
-            out[c] = rng.uniform(0.5, 30.0, N).round(4)
+            out[c] = rng.uniform(*comp.values, N).round(4)
     elif comp.kind == "onehot":
         hot = np.arange(N) % len(comp.columns)
         for j, c in enumerate(comp.columns):

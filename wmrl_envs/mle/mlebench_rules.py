@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.stats import pearsonr
 from sklearn import metrics as skm
 
 ROUND_DIGITS = 5  # mle-bench's Grader rounds every score to 5 places
@@ -77,8 +79,9 @@ def auroc(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame], fl
     return grade
 
 
-def accuracy(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame], float]:
-    """mle-bench's ``prepare_for_accuracy_metric`` then ``accuracy_score``."""
+def accuracy(id_col: str, target: str, blank: str | None = None) -> Callable[[pd.DataFrame, pd.DataFrame], float]:
+    """mle-bench's ``prepare_for_accuracy_metric`` then ``accuracy_score``. ``blank``: what a missing
+    prediction reads as (paddy's grade.py fills it with ``""``, a wrong class rather than no score)."""
 
     def grade(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
         assert target in ans.columns and id_col in ans.columns, f"answers need {id_col} and {target}"
@@ -87,7 +90,8 @@ def accuracy(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame],
         _need(sub, target)
         _need(sub, id_col)
         sub, ans = _sorted_ids_match(sub, ans, id_col)
-        return skm.accuracy_score(y_true=ans[target].to_numpy(), y_pred=sub[target].to_numpy())
+        predicted = sub[target] if blank is None else sub[target].fillna(blank)
+        return skm.accuracy_score(y_true=ans[target].to_numpy(), y_pred=predicted.to_numpy())
 
     return grade
 
@@ -116,17 +120,23 @@ def taxi_rmse(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return skm.root_mean_squared_error(ans["fare_amount"], sub["fare_amount"])
 
 
-def dogs_vs_cats(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
-    _need(sub, "id")
-    _need(sub, "label")
-    if set(sub["id"]) != set(ans["id"]):
-        raise Refused("Submission and answers have different id's")
-    if len(sub) != len(ans):
-        raise Refused("Submission and answers have different lengths")
-    if not ((sub["label"] >= 0) & (sub["label"] <= 1)).all():
-        raise Refused("All values in submission `label` column must be between 0 and 1.")
-    sub, ans = sub.sort_values("id"), ans.sort_values("id")
-    return skm.log_loss(y_true=ans["label"], y_pred=sub["label"])
+def binary_log_loss(id_col: str, target: str, same_length: bool) -> Callable[[pd.DataFrame, pd.DataFrame], float]:
+    """Log loss of one probability column; the ids compared as sets (so a repeated id passes),
+    then (dogs-vs-cats only) the row count, then the range."""
+
+    def grade(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+        _need(sub, id_col)
+        _need(sub, target)
+        if set(sub[id_col]) != set(ans[id_col]):
+            raise Refused(f"Submission and answers have different {id_col}'s")
+        if same_length and len(sub) != len(ans):
+            raise Refused("Submission and answers have different lengths")
+        if not ((sub[target] >= 0) & (sub[target] <= 1)).all():
+            raise Refused(f"All values in submission `{target}` column must be between 0 and 1.")
+        sub, ans = sub.sort_values(id_col), ans.sort_values(id_col)
+        return skm.log_loss(y_true=ans[target], y_pred=sub[target])
+
+    return grade
 
 
 def _one_hot_log_loss(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str) -> float:
@@ -308,6 +318,145 @@ def ranzcr(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return np.average(scores)
 
 
+def _int_labels(
+    sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str, read: Callable[[Any], int] = int
+) -> tuple[list[int], list[int]]:
+    """What inaturalist-2019, herbarium-202x and iwildcam-2019 share: row count, both columns, ids
+    equal once sorted, then every label through Python's ``int`` (``2.7`` reads as 2; text or a
+    blank gives no score); the submission's through ``read``."""
+    if len(sub) != len(ans):
+        raise Refused(f"Submission length {len(sub)} != answers length {len(ans)}")
+    _need(sub, id_col)
+    _need(sub, target)
+    sub, ans = _sorted_ids_match(sub, ans, id_col)
+    return [int(y) for y in ans[target]], [read(y) for y in sub[target]]
+
+
+def _first_label(y: object) -> int:
+    """inaturalist-2019's reading of a prediction: an int as it is, else the first of the
+    space-separated labels of a text; anything else (a float, a blank) gives no score."""
+    if isinstance(y, int):
+        return int(y)
+    if not isinstance(y, str):
+        raise Refused(f"`predicted` value {y!r} is neither an integer nor a text of labels")
+    return int(y.split()[0])
+
+
+def top1_error(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """inaturalist-2019-fgvc6: 1 - accuracy of the first predicted label."""
+    y_true, y_pred = _int_labels(sub, ans, "id", "predicted", _first_label)
+    return 1 - skm.accuracy_score(y_true=y_true, y_pred=y_pred)
+
+
+def macro_f1(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame], float]:
+    """herbarium-2020/2021/2022 and iwildcam-2019: macro F1 of the labels read as ints."""
+
+    def grade(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+        y_true, y_pred = _int_labels(sub, ans, id_col, target)
+        return skm.f1_score(y_true=y_true, y_pred=y_pred, average="macro")
+
+    return grade
+
+
+def plant_seedlings(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Micro F1 of the species names; columns, then row count, then ids equal once sorted."""
+    _need(sub, "file")
+    _need(sub, "species")
+    if len(sub) != len(ans):
+        raise Refused(f"Submission length {len(sub)} != answers length {len(ans)}")
+    sub, ans = _sorted_ids_match(sub, ans, "file")
+    return skm.f1_score(y_true=ans["species"].tolist(), y_pred=sub["species"].tolist(), average="micro")
+
+
+def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
+    mismatch fails at the id comparison."""
+    assert ans["Pawpularity"].between(1, 100).all(), "answers' Pawpularity must be within [1, 100]"
+    _need(sub, "Id")
+    _need(sub, "Pawpularity")
+    if not sub["Pawpularity"].between(1, 100).all():
+        raise Refused("Pawpularity in submission should be between 1 and 100")
+    sub, ans = _sorted_ids_match(sub, ans, "Id")
+    return skm.root_mean_squared_error(y_true=ans["Pawpularity"].to_numpy(), y_pred=sub["Pawpularity"].to_numpy())
+
+
+S3E18_CLASSES = ["EC1", "EC2"]  # mle-bench scores these two of the answers' six EC columns
+
+
+def s3e18(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Macro AUC over EC1 and EC2, ids equal once sorted."""
+    _need(sub, "id")
+    for c in S3E18_CLASSES:
+        _need(sub, c)
+    if len(sub) != len(ans):
+        raise Refused("Submission must be the same length as the answers.")
+    sub, ans = _sorted_ids_match(sub, ans, "id")
+    return skm.roc_auc_score(ans[S3E18_CLASSES].to_numpy(), sub[S3E18_CLASSES].to_numpy(), average="macro")
+
+
+def volcanic(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """MAE rounded to a whole number; the ids compared as sets and rows joined by an inner merge
+    (so a repeated id counts twice)."""
+    target = "time_to_eruption"
+    _need(sub, target)
+    _need(sub, "segment_id")
+    if set(sub["segment_id"]) != set(ans["segment_id"]):
+        raise Refused("Submission must have the same segment_ids as the answers")
+    merged = ans.merge(sub[["segment_id", target]], on="segment_id", suffixes=("_true", "_pred"))
+    return int(round(skm.mean_absolute_error(merged[f"{target}_true"], merged[f"{target}_pred"])))
+
+
+def patent_pearson(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Pearson's r of ``score`` (constant predictions give NaN: no medal compares with it)."""
+    if len(sub) != len(ans):
+        raise Refused("Submission and answers must have the same number of rows")
+    _need(sub, "id")
+    _need(sub, "score")
+    sub, ans = _sorted_ids_match(sub, ans, "id")
+    return float(pearsonr(ans["score"].to_numpy(), sub["score"].to_numpy())[0])
+
+
+def essay_qwk(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Quadratic kappa of ``score``; no row count check (a length mismatch fails at the ids)."""
+    _need(sub, "score")
+    _need(sub, "essay_id")
+    if sub.empty:
+        raise Refused("Submission DataFrame should not be empty")
+    sub, ans = _sorted_ids_match(sub, ans, "essay_id")
+    return skm.cohen_kappa_score(sub["score"].to_numpy(), ans["score"].to_numpy(), weights="quadratic")
+
+
+def nfl_mcc(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Matthews correlation of ``contact``; ids compared as sets, then the row count."""
+    _need(sub, "contact_id")
+    _need(sub, "contact")
+    if set(sub["contact_id"]) != set(ans["contact_id"]):
+        raise Refused("Submission contact_id's inconsistent with answers contact_id's")
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    sub, ans = sub.sort_values("contact_id"), ans.sort_values("contact_id")
+    return skm.matthews_corrcoef(ans["contact"], sub["contact"])
+
+
+LMSYS_CLASSES = ["winner_model_a", "winner_model_b", "winner_tie"]
+
+
+def lmsys(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """One-hot log loss over the three classes; ranges, then row sums rounded to 6 places equal to 1."""
+    required = ["id", *LMSYS_CLASSES]
+    for c in required:
+        _need(sub, c)
+    if len(sub) != len(ans):
+        raise Refused(f"Submission must have {len(ans)} rows, but has {len(sub)} rows.")
+    probs = sub[LMSYS_CLASSES]
+    if not ((probs >= 0) & (probs <= 1)).all().all():
+        raise Refused("All values in submission DataFrame must be between 0 and 1.")
+    if not probs.sum(axis=1).round(6).eq(1).all():
+        raise Refused("Each row in submission DataFrame must sum to 1.")
+    sub, ans = _sorted_ids_match(sub[required], ans[required], "id")
+    return _one_hot_log_loss(sub, ans, "id")
+
+
 RULES: dict[str, Rule] = {
     "aerial-cactus-identification": Rule(auroc("id", "has_cactus"), "roc_auc", True),
     "detecting-insults-in-social-commentary": Rule(auroc("Comment", "Insult"), "roc_auc", True),
@@ -328,7 +477,7 @@ RULES: dict[str, Rule] = {
     "tensorflow-speech-recognition-challenge": Rule(accuracy("fname", "label"), "accuracy", True),
     "tabular-playground-series-dec-2021": Rule(accuracy("Id", "Cover_Type"), "accuracy", True),
     "new-york-city-taxi-fare-prediction": Rule(taxi_rmse, "rmse", False),
-    "dogs-vs-cats-redux-kernels-edition": Rule(dogs_vs_cats, "log_loss", False),
+    "dogs-vs-cats-redux-kernels-edition": Rule(binary_log_loss("id", "label", True), "log_loss", False),
     "spooky-author-identification": Rule(spooky, "log_loss", False),
     "dog-breed-identification": Rule(dog_breed, "log_loss", False),
     "leaf-classification": Rule(leaf, "log_loss", False),
@@ -338,6 +487,21 @@ RULES: dict[str, Rule] = {
     "plant-pathology-2020-fgvc7": Rule(plant_pathology, "roc_auc", True),
     "jigsaw-toxic-comment-classification-challenge": Rule(jigsaw, "roc_auc", True),
     "ranzcr-clip-catheter-line-classification": Rule(ranzcr, "roc_auc", True),
+    "paddy-disease-classification": Rule(accuracy("image_id", "label", blank=""), "accuracy", True),
+    "inaturalist-2019-fgvc6": Rule(top1_error, "top1_error", False),
+    "herbarium-2020-fgvc7": Rule(macro_f1("Id", "Predicted"), "macro_f1", True),
+    "herbarium-2021-fgvc8": Rule(macro_f1("Id", "Predicted"), "macro_f1", True),
+    "herbarium-2022-fgvc9": Rule(macro_f1("Id", "Predicted"), "macro_f1", True),
+    "iwildcam-2019-fgvc6": Rule(macro_f1("Id", "Category"), "macro_f1", True),
+    "plant-seedlings-classification": Rule(plant_seedlings, "micro_f1", True),
+    "petfinder-pawpularity-score": Rule(pawpularity, "rmse", False),
+    "playground-series-s3e18": Rule(s3e18, "roc_auc", True),
+    "predict-volcanic-eruptions-ingv-oe": Rule(volcanic, "mae", False),
+    "us-patent-phrase-to-phrase-matching": Rule(patent_pearson, "pearson", True),
+    "statoil-iceberg-classifier-challenge": Rule(binary_log_loss("id", "is_iceberg", False), "log_loss", False),
+    "learning-agency-lab-automated-essay-scoring-2": Rule(essay_qwk, "qwk", True),
+    "nfl-player-contact-detection": Rule(nfl_mcc, "mcc", True),
+    "lmsys-chatbot-arena": Rule(lmsys, "log_loss", False),
     # Not in the differential test (no verdicts of mle-bench's own code for them): invasive's grade.py
     # is the AUC helper above; text-normalization's is read from its grade.py (tests/mle/test_zipped_layouts.py).
     "invasive-species-monitoring": Rule(auroc("name", "invasive"), "roc_auc", True),
