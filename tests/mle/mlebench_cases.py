@@ -152,6 +152,15 @@ COMPS: dict[str, Comp] = {
     "nfl-player-contact-detection": Comp("contact_id", ("contact",), "label", "58168_003392_{i}_38590_G", classes=(0, 1)),
     "lmsys-chatbot-arena": Comp(
         "id", ("winner_model_a", "winner_model_b", "winner_tie"), "onehot", "int", answers="answers.csv"
+    ),    "ventilator-pressure-prediction": Comp(
+        "id", ("pressure",), "value", "int", answer_extra=("u_out",), values=(5.0, 40.0)
+    ),
+    "invasive-species-monitoring": Comp("name", ("invasive",), "proba", "int", answers="answers.csv"),
+    "text-normalization-challenge-english-language": Comp(
+        "id", ("after",), "label", "{i}_0", answers="answers.csv", classes=("the", "one hundred", "doctor", "sil")
+    ),
+    "text-normalization-challenge-russian-language": Comp(
+        "id", ("after",), "label", "{i}_0", answers="answers.csv", classes=("и", "сто", "доктор", "sil")
     ),
 }
 
@@ -189,8 +198,8 @@ def answers(name: str) -> pd.DataFrame:
                 out[c][:3] = -1
     for c in comp.sample_extra:
         out[c] = [f"2012{i:04d}Z" for i in range(N)]
-    for c in comp.answer_extra:
-        out[c] = [f"ec{i % 5}" for i in range(N)]
+    for c in comp.answer_extra:  # 0/1, as ventilator's u_out (the others are never read)
+        out[c] = [i % 2 for i in range(N)]
     frame = pd.DataFrame(out)
     if comp.sample_extra:  # detecting-insults: Insult, Date, Comment
         frame = frame[[*comp.columns, *comp.sample_extra, comp.id_column]]

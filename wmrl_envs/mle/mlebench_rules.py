@@ -416,6 +416,19 @@ def patent_pearson(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return float(pearsonr(ans["score"].to_numpy(), sub["score"].to_numpy())[0])
 
 
+def ventilator(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """MAE of ``pressure`` over the rows the answers mark inspiratory (``u_out`` 0; the expiratory
+    phase is not scored), after the row count and the ids equal once sorted."""
+    _need(sub, "id")
+    _need(sub, "pressure")
+    if len(sub) != len(ans):
+        raise Refused("Submission and answers must have the same length")
+    sub, ans = _sorted_ids_match(sub, ans, "id")
+    ans = ans[ans["u_out"] == 0]
+    sub = sub[sub["id"].isin(ans["id"])]
+    return skm.mean_absolute_error(ans["pressure"].to_numpy(), sub["pressure"].to_numpy())
+
+
 def essay_qwk(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Quadratic kappa of ``score``; no row count check (a length mismatch fails at the ids)."""
     _need(sub, "score")
@@ -502,8 +515,7 @@ RULES: dict[str, Rule] = {
     "learning-agency-lab-automated-essay-scoring-2": Rule(essay_qwk, "qwk", True),
     "nfl-player-contact-detection": Rule(nfl_mcc, "mcc", True),
     "lmsys-chatbot-arena": Rule(lmsys, "log_loss", False),
-    # Not in the differential test (no verdicts of mle-bench's own code for them): invasive's grade.py
-    # is the AUC helper above; text-normalization's is read from its grade.py (tests/mle/test_zipped_layouts.py).
+    "ventilator-pressure-prediction": Rule(ventilator, "mae", False),
     "invasive-species-monitoring": Rule(auroc("name", "invasive"), "roc_auc", True),
     "text-normalization-challenge-english-language": Rule(text_normalization, "accuracy", True),
     "text-normalization-challenge-russian-language": Rule(text_normalization, "accuracy", True),
