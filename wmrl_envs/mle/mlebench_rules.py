@@ -7,8 +7,10 @@ read by ``pd.read_csv(float_precision="round_trip")``; any exception it raises m
 checks and aligns differently, and those differences decide verdicts, so every rule below does
 what that competition's ``grade.py`` does, in its order, with the same pandas and scikit-learn
 calls: rows aligned by sorting on the id (most), by position (nomad2018), by a sorted index
-(jigsaw), prediction columns read by name or in file order (spooky, jigsaw), which columns,
-lengths, ranges and row sums are refused. Written here from reading those files (nothing copied).
+(jigsaw), by an inner merge (predict-volcanic-eruptions), prediction columns read by name or in
+file order (spooky, jigsaw), labels read by Python's ``int`` (herbarium, iwildcam-2019), which
+columns, lengths, ranges and row sums are refused. Written here from reading those files (nothing
+copied).
 
 :data:`RULES` maps a competition id to its :class:`Rule`; ``tests/mle/test_mlebench_differential.py``
 compares every rule with mle-bench's own grade functions on edge cases.
