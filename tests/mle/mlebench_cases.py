@@ -156,6 +156,10 @@ COMPS: dict[str, Comp] = {
         "id", ("pressure",), "value", "int", answer_extra=("u_out",), values=(5.0, 40.0)
     ),
     "invasive-species-monitoring": Comp("name", ("invasive",), "proba", "int", answers="answers.csv"),
+    "google-quest-challenge": Comp("qa_id", tuple(_CLASSES["google-quest-challenge"]), "value", "int", values=(0.0, 1.0)),
+    "champs-scalar-coupling": Comp(
+        "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
+    ),
     "text-normalization-challenge-english-language": Comp(
         "id", ("after",), "label", "{i}_0", answers="answers.csv", classes=("the", "one hundred", "doctor", "sil")
     ),

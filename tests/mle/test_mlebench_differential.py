@@ -11,7 +11,8 @@ virtual environment; the 19 added later with ``PYTHONPATH`` on a checkout extrac
 This test grades the same files as the env does (``Task.grade``: wmrl's submission checks, then
 the grader) and compares: verdicts must match, scores within 1e-9.
 
-Disagreements still open would be listed in ``data/mlebench_differential_known.json`` (none are).
+Disagreements left on purpose are listed in ``data/mlebench_differential_known.json`` with the why
+(one: champs-scalar-coupling's perfect submission, scored -inf by mle-bench, refused by wmrl).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import pearsonr
+from scipy.stats import pearsonr, spearmanr
 from sklearn import metrics as skm
 
 ROUND_DIGITS = 5  # mle-bench's Grader rounds every score to 5 places
@@ -396,16 +396,47 @@ def s3e18(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return skm.roc_auc_score(ans[S3E18_CLASSES].to_numpy(), sub[S3E18_CLASSES].to_numpy(), average="macro")
 
 
-def volcanic(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
-    """MAE rounded to a whole number; the ids compared as sets and rows joined by an inner merge
-    (so a repeated id counts twice)."""
-    target = "time_to_eruption"
+def _merged_on_ids(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str) -> pd.DataFrame:
+    """The answers joined with the submission's ``target`` by an inner merge on ``id_col``
+    (``<target>_true``, ``<target>_pred``), after the ids compared as sets: a repeated id counts twice."""
     _need(sub, target)
-    _need(sub, "segment_id")
-    if set(sub["segment_id"]) != set(ans["segment_id"]):
-        raise Refused("Submission must have the same segment_ids as the answers")
-    merged = ans.merge(sub[["segment_id", target]], on="segment_id", suffixes=("_true", "_pred"))
-    return int(round(skm.mean_absolute_error(merged[f"{target}_true"], merged[f"{target}_pred"])))
+    _need(sub, id_col)
+    if set(sub[id_col]) != set(ans[id_col]):
+        raise Refused(f"Submission must have the same {id_col}s as the answers")
+    return ans.merge(sub[[id_col, target]], on=id_col, suffixes=("_true", "_pred"))
+
+
+def volcanic(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """MAE rounded to a whole number."""
+    merged = _merged_on_ids(sub, ans, "segment_id", "time_to_eruption")
+    return int(round(skm.mean_absolute_error(merged["time_to_eruption_true"], merged["time_to_eruption_pred"])))
+
+
+def champs(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Mean over the answers' coupling ``type`` of the log MAE. A type predicted exactly gives
+    log 0 = -inf, which mle-bench reports and wmrl refuses as a score no reward can be made of."""
+    merged = _merged_on_ids(sub, ans, "id", "scalar_coupling_constant")
+    return np.mean([
+        np.log(skm.mean_absolute_error(group["scalar_coupling_constant_true"], group["scalar_coupling_constant_pred"]))
+        for _, group in merged.groupby("type")
+    ])
+
+
+def google_quest(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Mean Spearman over the 30 target columns (the answers' columns but the id); the submission
+    holds exactly the id and those; rows sorted on the id with **no id check**, so a wrong id
+    misaligns rows, and text in a column is ranked as scipy ranks it."""
+    classes = [c for c in ans.columns if c != "qa_id"]
+    _need(sub, "qa_id")
+    missing = set(classes) - set(sub.columns)
+    if missing:
+        raise Refused(f"Submission is missing the following columns: {sorted(missing)}")
+    if len(sub.columns) != len(classes) + 1:
+        raise Refused(f"Submission has {len(sub.columns) - 1} columns besides qa_id, expected {len(classes)}")
+    if len(sub) != len(ans):
+        raise Refused("Submission and answers have different lengths")
+    sub, ans = sub.sort_values("qa_id"), ans.sort_values("qa_id")
+    return np.mean([spearmanr(sub[c], ans[c]).correlation for c in classes])
 
 
 def patent_pearson(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
@@ -518,6 +549,8 @@ RULES: dict[str, Rule] = {
     "nfl-player-contact-detection": Rule(nfl_mcc, "mcc", True),
     "lmsys-chatbot-arena": Rule(lmsys, "log_loss", False),
     "ventilator-pressure-prediction": Rule(ventilator, "mae", False),
+    "champs-scalar-coupling": Rule(champs, "group_log_mae", False),
+    "google-quest-challenge": Rule(google_quest, "mean_columnwise_spearman", True),
     "invasive-species-monitoring": Rule(auroc("name", "invasive"), "roc_auc", True),
     "text-normalization-challenge-english-language": Rule(text_normalization, "accuracy", True),
     "text-normalization-challenge-russian-language": Rule(text_normalization, "accuracy", True),
