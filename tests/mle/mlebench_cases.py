@@ -157,6 +157,12 @@ COMPS: dict[str, Comp] = {
     ),
     "invasive-species-monitoring": Comp("name", ("invasive",), "proba", "int", answers="answers.csv"),
     "google-quest-challenge": Comp("qa_id", tuple(_CLASSES["google-quest-challenge"]), "value", "int", values=(0.0, 1.0)),
+    "plant-pathology-2021-fgvc8": Comp(
+        "image", ("labels",), "label", "{h}.jpg", answers="answers.csv",
+        classes=("healthy", "scab frog_eye_leaf_spot", "rust", "complex powdery_mildew"),
+    ),
+    "imet-2020-fgvc7": Comp("id", ("attribute_ids",), "label", "{h}", answers="answers.csv",
+                            classes=("13 405", "896", "1092 13 51", "51")),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 from sklearn import metrics as skm
+from sklearn.preprocessing import MultiLabelBinarizer
 
 ROUND_DIGITS = 5  # mle-bench's Grader rounds every score to 5 places
 
@@ -370,6 +371,26 @@ def plant_seedlings(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return skm.f1_score(y_true=ans["species"].tolist(), y_pred=sub["species"].tolist(), average="micro")
 
 
+def label_sets_micro_f1(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame], float]:
+    """plant-pathology-2021 and imet-2020: micro F1 over each row's space-separated labels, the
+    classes being the answers' (a predicted label outside them is ignored), a blank prediction the
+    empty set. A column pandas reads as numbers (every row one integer label) has no ``.str``:
+    no score."""
+
+    def grade(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+        _need(sub, id_col)
+        _need(sub, target)
+        if len(sub) != len(ans):
+            raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+        sub, ans = _sorted_ids_match(sub, ans, id_col)
+        binarizer = MultiLabelBinarizer(classes=sorted(set(ans[target].str.split().explode())), sparse_output=True)
+        y_true = binarizer.fit_transform(ans[target].fillna("").str.split())
+        y_pred = binarizer.transform(sub[target].fillna("").str.split())
+        return skm.f1_score(y_true=y_true, y_pred=y_pred, average="micro")
+
+    return grade
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -550,6 +571,8 @@ RULES: dict[str, Rule] = {
     "lmsys-chatbot-arena": Rule(lmsys, "log_loss", False),
     "ventilator-pressure-prediction": Rule(ventilator, "mae", False),
     "champs-scalar-coupling": Rule(champs, "group_log_mae", False),
+    "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
+    "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "google-quest-challenge": Rule(google_quest, "mean_columnwise_spearman", True),
     "invasive-species-monitoring": Rule(auroc("name", "invasive"), "roc_auc", True),
     "text-normalization-challenge-english-language": Rule(text_normalization, "accuracy", True),
