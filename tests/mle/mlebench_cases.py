@@ -163,6 +163,9 @@ COMPS: dict[str, Comp] = {
     ),
     "imet-2020-fgvc7": Comp("id", ("attribute_ids",), "label", "{h}", answers="answers.csv",
                             classes=("13 405", "896", "1092 13 51", "51")),
+    "whale-categorization-playground": Comp(
+        "Image", ("Id",), "label", "{h}.jpg", classes=("new_whale", "w_1287fbc", "w_98baff9", "w_7554f44 new_whale")
+    ),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

@@ -391,6 +391,33 @@ def label_sets_micro_f1(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.
     return grade
 
 
+def _average_precision_at_k(actual: set[str], predicted: list[str], k: int) -> float:
+    """AP@k as mle-bench computes it (benhamner's ml_metrics): a label scores once, at its first
+    rank among the first ``k``; divided by ``min(len(actual), k)``; an empty ``actual`` scores 0."""
+    total, hits = 0.0, 0
+    for i, label in enumerate(predicted[:k]):
+        if label in actual and label not in predicted[:i]:
+            hits += 1
+            total += hits / (i + 1)
+    return total / min(len(actual), k) if actual else 0.0
+
+
+def whale(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """MAP@5 of the whale ids, split on single spaces after ``astype(str)`` (with pandas 3 a blank
+    stays missing and gives no score); exactly the columns Image and Id; the row count, then the
+    images compared as sets."""
+    if set(sub.columns) != {"Image", "Id"}:
+        raise Refused(f"Submission must have exactly the columns Image and Id, got {list(sub.columns)}")
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    if set(sub["Image"]) != set(ans["Image"]):
+        raise Refused("Submission and answers have different Image IDs")
+    sub, ans = sub.sort_values("Image"), ans.sort_values("Image")
+    actual = ans["Id"].astype(str).str.split(" ").apply(set)
+    predicted = sub["Id"].astype(str).str.split(" ")
+    return float(np.mean([_average_precision_at_k(a, p, 5) for a, p in zip(actual, predicted)]))
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -573,6 +600,7 @@ RULES: dict[str, Rule] = {
     "champs-scalar-coupling": Rule(champs, "group_log_mae", False),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
+    "whale-categorization-playground": Rule(whale, "map_at_k", True),
     "google-quest-challenge": Rule(google_quest, "mean_columnwise_spearman", True),
     "invasive-species-monitoring": Rule(auroc("name", "invasive"), "roc_auc", True),
     "text-normalization-challenge-english-language": Rule(text_normalization, "accuracy", True),
