@@ -166,6 +166,11 @@ COMPS: dict[str, Comp] = {
     "whale-categorization-playground": Comp(
         "Image", ("Id",), "label", "{h}.jpg", classes=("new_whale", "w_1287fbc", "w_98baff9", "w_7554f44 new_whale")
     ),
+    "hotel-id-2021-fgvc8": Comp("image", ("hotel_id",), "label", "{h}.jpg", classes=(11, 36363, 7, 2805)),
+    "h-and-m-personalized-fashion-recommendations": Comp(
+        "customer_id", ("prediction",), "label", "{h}", answers="answers.csv",
+        classes=("0706016001 0372860001", "0610776002", "0759871002 0464297007 0372860002", "0399223001"),
+    ),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

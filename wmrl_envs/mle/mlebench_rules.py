@@ -402,10 +402,18 @@ def _average_precision_at_k(actual: set[str], predicted: list[str], k: int) -> f
     return total / min(len(actual), k) if actual else 0.0
 
 
+def _map_at_k(actual: pd.Series, predicted: pd.Series, k: int) -> float:
+    """MAP@k of two aligned label columns as mle-bench reads them: ``astype(str)`` then split on
+    single spaces, the answers' into sets (with pandas 3 a blank stays missing: no score); rows
+    beyond the shorter column are dropped, as ``zip`` drops them."""
+    truth = actual.astype(str).str.split(" ").apply(set)
+    ranked = predicted.astype(str).str.split(" ")
+    return float(np.mean([_average_precision_at_k(a, p, k) for a, p in zip(truth, ranked)]))
+
+
 def whale(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
-    """MAP@5 of the whale ids, split on single spaces after ``astype(str)`` (with pandas 3 a blank
-    stays missing and gives no score); exactly the columns Image and Id; the row count, then the
-    images compared as sets."""
+    """MAP@5 of the whale ids; exactly the columns Image and Id; the row count, then the images
+    compared as sets."""
     if set(sub.columns) != {"Image", "Id"}:
         raise Refused(f"Submission must have exactly the columns Image and Id, got {list(sub.columns)}")
     if len(sub) != len(ans):
@@ -413,9 +421,32 @@ def whale(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     if set(sub["Image"]) != set(ans["Image"]):
         raise Refused("Submission and answers have different Image IDs")
     sub, ans = sub.sort_values("Image"), ans.sort_values("Image")
-    actual = ans["Id"].astype(str).str.split(" ").apply(set)
-    predicted = sub["Id"].astype(str).str.split(" ")
-    return float(np.mean([_average_precision_at_k(a, p, 5) for a, p in zip(actual, predicted)]))
+    return _map_at_k(ans["Id"], sub["Id"], 5)
+
+
+def hotel_id(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """MAP@5 of the hotel ids; the images compared as sets, then the row count."""
+    _need(sub, "image")
+    _need(sub, "hotel_id")
+    if set(sub["image"]) != set(ans["image"]):
+        raise Refused("Submission and answers have different images")
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    sub, ans = sub.sort_values("image"), ans.sort_values("image")
+    return _map_at_k(ans["hotel_id"], sub["hotel_id"], 5)
+
+
+def h_and_m(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """MAP@12 of the articles; exactly the columns customer_id and prediction; the submission's
+    customers a superset of the answers' (others dropped), with **no row count check**: a repeated
+    customer shifts the rows after it and the surplus is dropped."""
+    if set(sub.columns) != {"customer_id", "prediction"}:
+        raise Refused(f"Submission must have exactly the columns customer_id and prediction, got {list(sub.columns)}")
+    if not set(sub["customer_id"]) >= set(ans["customer_id"]):
+        raise Refused("Submission customer_id must be a superset of the answers' customer_id")
+    sub = sub[sub["customer_id"].isin(ans["customer_id"])].sort_values("customer_id")
+    ans = ans.sort_values("customer_id")
+    return _map_at_k(ans["prediction"], sub["prediction"], 12)
 
 
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
@@ -601,6 +632,8 @@ RULES: dict[str, Rule] = {
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "whale-categorization-playground": Rule(whale, "map_at_k", True),
+    "hotel-id-2021-fgvc8": Rule(hotel_id, "map_at_k", True),
+    "h-and-m-personalized-fashion-recommendations": Rule(h_and_m, "map_at_k", True),
     "google-quest-challenge": Rule(google_quest, "mean_columnwise_spearman", True),
     "invasive-species-monitoring": Rule(auroc("name", "invasive"), "roc_auc", True),
     "text-normalization-challenge-english-language": Rule(text_normalization, "accuracy", True),
