@@ -424,15 +424,21 @@ def whale(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return _map_at_k(ans["Id"], sub["Id"], 5)
 
 
-def hotel_id(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
-    """MAP@5 of the hotel ids; the images compared as sets, then the row count."""
-    _need(sub, "image")
-    _need(sub, "hotel_id")
-    if set(sub["image"]) != set(ans["image"]):
-        raise Refused("Submission and answers have different images")
+def _set_aligned(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both columns, the ids compared as sets, then the row count (so a repeated id paired with a
+    missing one is refused); both frames sorted on the id."""
+    _need(sub, id_col)
+    _need(sub, target)
+    if set(sub[id_col]) != set(ans[id_col]):
+        raise Refused(f"Submission and answers have different {id_col} values")
     if len(sub) != len(ans):
         raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
-    sub, ans = sub.sort_values("image"), ans.sort_values("image")
+    return sub.sort_values(id_col), ans.sort_values(id_col)
+
+
+def hotel_id(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """MAP@5 of the hotel ids."""
+    sub, ans = _set_aligned(sub, ans, "image", "hotel_id")
     return _map_at_k(ans["hotel_id"], sub["hotel_id"], 5)
 
 
@@ -552,14 +558,8 @@ def essay_qwk(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
 
 
 def nfl_mcc(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
-    """Matthews correlation of ``contact``; ids compared as sets, then the row count."""
-    _need(sub, "contact_id")
-    _need(sub, "contact")
-    if set(sub["contact_id"]) != set(ans["contact_id"]):
-        raise Refused("Submission contact_id's inconsistent with answers contact_id's")
-    if len(sub) != len(ans):
-        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
-    sub, ans = sub.sort_values("contact_id"), ans.sort_values("contact_id")
+    """Matthews correlation of ``contact``."""
+    sub, ans = _set_aligned(sub, ans, "contact_id", "contact")
     return skm.matthews_corrcoef(ans["contact"], sub["contact"])
 
 
