@@ -171,6 +171,9 @@ COMPS: dict[str, Comp] = {
         "customer_id", ("prediction",), "label", "{h}", answers="answers.csv",
         classes=("0706016001 0372860001", "0610776002", "0759871002 0464297007 0372860002", "0399223001"),
     ),
+    "facebook-recruiting-iii-keyword-extraction": Comp(
+        "Id", ("Tags",), "label", "int", classes=("php image-processing", "c#", "javascript jquery html", "python")
+    ),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

@@ -372,10 +372,10 @@ def plant_seedlings(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
 
 
 def label_sets_micro_f1(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame], float]:
-    """plant-pathology-2021 and imet-2020: micro F1 over each row's space-separated labels, the
-    classes being the answers' (a predicted label outside them is ignored), a blank prediction the
-    empty set. A column pandas reads as numbers (every row one integer label) has no ``.str``:
-    no score."""
+    """plant-pathology-2021, imet-2020 and facebook-recruiting-iii: micro F1 over each row's
+    space-separated labels, the classes being the answers' (a predicted label outside them is
+    ignored), a blank prediction the empty set. A column pandas reads as numbers (every row one
+    integer label) has no ``.str``: no score."""
 
     def grade(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
         _need(sub, id_col)
@@ -631,6 +631,7 @@ RULES: dict[str, Rule] = {
     "champs-scalar-coupling": Rule(champs, "group_log_mae", False),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
+    "facebook-recruiting-iii-keyword-extraction": Rule(label_sets_micro_f1("Id", "Tags"), "multilabel_micro_f1", True),
     "whale-categorization-playground": Rule(whale, "map_at_k", True),
     "hotel-id-2021-fgvc8": Rule(hotel_id, "map_at_k", True),
     "h-and-m-personalized-fashion-recommendations": Rule(h_and_m, "map_at_k", True),
