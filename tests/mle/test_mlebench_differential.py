@@ -6,7 +6,7 @@
 score, which no medal or median compares with; wmrl refuses it). It was computed once, outside
 this repository, by importing ``mlebench.grade_helpers.Grader`` from an mle-bench checkout with
 the same pandas, scikit-learn and numpy as this one (the first 29 competitions in a throwaway
-virtual environment; the 19 added later with ``PYTHONPATH`` on a checkout extracted to /tmp and
+virtual environment; the 27 added later with ``PYTHONPATH`` on a checkout extracted to /tmp and
 ``py7zr``, which mle-bench imports only to unpack archives, stubbed); no mle-bench code is here.
 This test grades the same files as the env does (``Task.grade``: wmrl's submission checks, then
 the grader) and compares: verdicts must match, scores within 1e-9.
