@@ -174,6 +174,7 @@ COMPS: dict[str, Comp] = {
     "facebook-recruiting-iii-keyword-extraction": Comp(
         "Id", ("Tags",), "label", "int", classes=("php image-processing", "c#", "javascript jquery html", "python")
     ),
+    "alaska2-image-steganalysis": Comp("Id", ("Label",), "proba", "{i:04d}.jpg"),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

@@ -455,6 +455,54 @@ def h_and_m(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return _map_at_k(ans["prediction"], sub["prediction"], 12)
 
 
+ALASKA_TPR = (0.0, 0.4, 1.0)  # the bands of the ROC curve's TPR axis alaska2 weighs
+ALASKA_WEIGHTS = (2, 1)
+
+
+def _with_tpr_points(fpr: np.ndarray, tpr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ROC curve with each band edge it lacks inserted before the first larger TPR, its FPR
+    interpolated linearly (mle-bench's fix to the Kaggle kernel, which let segments straddle bands)."""
+    fprs, tprs = fpr.tolist(), tpr.tolist()
+    for edge in ALASKA_TPR:
+        if edge in tprs:
+            continue
+        i = next((i for i, t in enumerate(tprs) if t > edge), None)
+        if i is not None:
+            fprs.insert(i, fprs[i - 1] + (fprs[i] - fprs[i - 1]) * (edge - tprs[i - 1]) / (tprs[i] - tprs[i - 1]))
+            tprs.insert(i, edge)
+    return np.array(fprs), np.array(tprs)
+
+
+def alaska_weighted_auc(y_true: np.ndarray, y_score: np.ndarray) -> float:
+    """Each band's area between the curve and the band's floor, closed at FPR 1, weighted and
+    normalised by the weighted band heights."""
+    fpr, tpr = _with_tpr_points(*skm.roc_curve(y_true, y_score, pos_label=1)[:2])
+    total = 0.0
+    for lo, hi, weight in zip(ALASKA_TPR, ALASKA_TPR[1:], ALASKA_WEIGHTS):
+        band = (lo <= tpr) & (tpr <= hi)
+        if band.sum():
+            xs, ys = np.concatenate([fpr[band], [1]]), np.concatenate([tpr[band], [hi]]) - lo
+            total += skm.auc(xs, ys) * weight
+    return total / float(np.dot(np.diff(ALASKA_TPR), ALASKA_WEIGHTS))
+
+
+def alaska2(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Weighted AUC (TPR below 0.4 counts twice); row count, columns, ids equal once sorted, then
+    ``Label`` read as floats with no blank."""
+    if len(sub) != len(ans):
+        raise Refused("Submission and answers must have the same length")
+    _need(sub, "Id")
+    _need(sub, "Label")
+    sub, ans = _sorted_ids_match(sub, ans, "Id")
+    try:
+        predicted = sub["Label"].astype(float)
+    except ValueError:
+        raise Refused("Labels in submission must be numbers") from None
+    if predicted.isnull().any():
+        raise Refused("Submission cannot contain NaNs")
+    return alaska_weighted_auc(ans["Label"].astype(float).to_numpy(), predicted.to_numpy())
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -629,6 +677,7 @@ RULES: dict[str, Rule] = {
     "lmsys-chatbot-arena": Rule(lmsys, "log_loss", False),
     "ventilator-pressure-prediction": Rule(ventilator, "mae", False),
     "champs-scalar-coupling": Rule(champs, "group_log_mae", False),
+    "alaska2-image-steganalysis": Rule(alaska2, "tpr_weighted_auc", True),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "facebook-recruiting-iii-keyword-extraction": Rule(label_sets_micro_f1("Id", "Tags"), "multilabel_micro_f1", True),
