@@ -175,6 +175,7 @@ COMPS: dict[str, Comp] = {
         "Id", ("Tags",), "label", "int", classes=("php image-processing", "c#", "javascript jquery html", "python")
     ),
     "alaska2-image-steganalysis": Comp("Id", ("Label",), "proba", "{i:04d}.jpg"),
+    "rsna-breast-cancer-detection": Comp("prediction_id", ("cancer",), "proba", "{i}_L", answers="answers.csv"),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

@@ -503,6 +503,30 @@ def alaska2(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return alaska_weighted_auc(ans["Label"].astype(float).to_numpy(), predicted.to_numpy())
 
 
+def probabilistic_f1(labels: np.ndarray, predictions: np.ndarray) -> float:
+    """Kaggle's probabilistic F1 (beta 1) as mle-bench computes it, in Python scalars: each
+    prediction clipped by ``min(max(p, 0), 1)`` (outside [0, 1] it becomes the Python int 0 or 1)
+    and summed from 0 over the positive and the negative rows. So when every prediction is below 0
+    the sums stay Python ints and 0 / 0 raises (no score), while numpy zeros give NaN: a score of 0."""
+    clipped = [min(max(p, 0), 1) for p in predictions]
+    ctp = sum(p for p, y in zip(clipped, labels) if y)
+    cfp = sum(p for p, y in zip(clipped, labels) if not y)
+    precision, recall = ctp / (ctp + cfp), ctp / sum(1 for y in labels if y)
+    if precision > 0 and recall > 0:
+        return 2 * (precision * recall) / (precision + recall)
+    return 0.0
+
+
+def rsna_breast(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Probabilistic F1 of ``cancer``; columns, row count, ids equal once sorted."""
+    _need(sub, "prediction_id")
+    _need(sub, "cancer")
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    sub, ans = _sorted_ids_match(sub, ans, "prediction_id")
+    return probabilistic_f1(ans["cancer"].to_numpy(), sub["cancer"].to_numpy())
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -678,6 +702,7 @@ RULES: dict[str, Rule] = {
     "ventilator-pressure-prediction": Rule(ventilator, "mae", False),
     "champs-scalar-coupling": Rule(champs, "group_log_mae", False),
     "alaska2-image-steganalysis": Rule(alaska2, "tpr_weighted_auc", True),
+    "rsna-breast-cancer-detection": Rule(rsna_breast, "f1", True),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "facebook-recruiting-iii-keyword-extraction": Rule(label_sets_micro_f1("Id", "Tags"), "multilabel_micro_f1", True),
