@@ -57,6 +57,17 @@ def _sorted_ids_match(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str) -> tupl
     return sub, ans
 
 
+def _id_aligned(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both columns, the row count, then the ids equal once sorted: the checks most grade.py files
+    make, in varying order (whichever fails first, there is no score, so the order only changes
+    the reason)."""
+    _need(sub, id_col)
+    _need(sub, target)
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    return _sorted_ids_match(sub, ans, id_col)
+
+
 def _auroc_inputs(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str) -> tuple[np.ndarray, np.ndarray]:
     """mle-bench's ``prepare_for_auroc_metric``: columns, row count, numeric, within [0, 1], ids."""
     assert id_col in ans.columns and target in ans.columns, f"answers need {id_col} and {target}"
@@ -327,11 +338,7 @@ def _int_labels(
     """What inaturalist-2019, herbarium-202x and iwildcam-2019 share: row count, both columns, ids
     equal once sorted, then every label through Python's ``int`` (``2.7`` reads as 2; text or a
     blank gives no score); the submission's through ``read``."""
-    if len(sub) != len(ans):
-        raise Refused(f"Submission length {len(sub)} != answers length {len(ans)}")
-    _need(sub, id_col)
-    _need(sub, target)
-    sub, ans = _sorted_ids_match(sub, ans, id_col)
+    sub, ans = _id_aligned(sub, ans, id_col, target)
     return [int(y) for y in ans[target]], [read(y) for y in sub[target]]
 
 
@@ -363,11 +370,7 @@ def macro_f1(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.DataFrame],
 
 def plant_seedlings(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Micro F1 of the species names; columns, then row count, then ids equal once sorted."""
-    _need(sub, "file")
-    _need(sub, "species")
-    if len(sub) != len(ans):
-        raise Refused(f"Submission length {len(sub)} != answers length {len(ans)}")
-    sub, ans = _sorted_ids_match(sub, ans, "file")
+    sub, ans = _id_aligned(sub, ans, "file", "species")
     return skm.f1_score(y_true=ans["species"].tolist(), y_pred=sub["species"].tolist(), average="micro")
 
 
@@ -378,11 +381,7 @@ def label_sets_micro_f1(id_col: str, target: str) -> Callable[[pd.DataFrame, pd.
     integer label) has no ``.str``: no score."""
 
     def grade(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
-        _need(sub, id_col)
-        _need(sub, target)
-        if len(sub) != len(ans):
-            raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
-        sub, ans = _sorted_ids_match(sub, ans, id_col)
+        sub, ans = _id_aligned(sub, ans, id_col, target)
         binarizer = MultiLabelBinarizer(classes=sorted(set(ans[target].str.split().explode())), sparse_output=True)
         y_true = binarizer.fit_transform(ans[target].fillna("").str.split())
         y_pred = binarizer.transform(sub[target].fillna("").str.split())
@@ -489,11 +488,7 @@ def alaska_weighted_auc(y_true: np.ndarray, y_score: np.ndarray) -> float:
 def alaska2(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Weighted AUC (TPR below 0.4 counts twice); row count, columns, ids equal once sorted, then
     ``Label`` read as floats with no blank."""
-    if len(sub) != len(ans):
-        raise Refused("Submission and answers must have the same length")
-    _need(sub, "Id")
-    _need(sub, "Label")
-    sub, ans = _sorted_ids_match(sub, ans, "Id")
+    sub, ans = _id_aligned(sub, ans, "Id", "Label")
     try:
         predicted = sub["Label"].astype(float)
     except ValueError:
@@ -519,11 +514,7 @@ def probabilistic_f1(labels: np.ndarray, predictions: np.ndarray) -> float:
 
 def rsna_breast(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Probabilistic F1 of ``cancer``; columns, row count, ids equal once sorted."""
-    _need(sub, "prediction_id")
-    _need(sub, "cancer")
-    if len(sub) != len(ans):
-        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
-    sub, ans = _sorted_ids_match(sub, ans, "prediction_id")
+    sub, ans = _id_aligned(sub, ans, "prediction_id", "cancer")
     return probabilistic_f1(ans["cancer"].to_numpy(), sub["cancer"].to_numpy())
 
 
@@ -598,22 +589,14 @@ def google_quest(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
 
 def patent_pearson(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Pearson's r of ``score`` (constant predictions give NaN: no medal compares with it)."""
-    if len(sub) != len(ans):
-        raise Refused("Submission and answers must have the same number of rows")
-    _need(sub, "id")
-    _need(sub, "score")
-    sub, ans = _sorted_ids_match(sub, ans, "id")
+    sub, ans = _id_aligned(sub, ans, "id", "score")
     return float(pearsonr(ans["score"].to_numpy(), sub["score"].to_numpy())[0])
 
 
 def ventilator(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """MAE of ``pressure`` over the rows the answers mark inspiratory (``u_out`` 0; the expiratory
     phase is not scored), after the row count and the ids equal once sorted."""
-    _need(sub, "id")
-    _need(sub, "pressure")
-    if len(sub) != len(ans):
-        raise Refused("Submission and answers must have the same length")
-    sub, ans = _sorted_ids_match(sub, ans, "id")
+    sub, ans = _id_aligned(sub, ans, "id", "pressure")
     ans = ans[ans["u_out"] == 0]
     sub = sub[sub["id"].isin(ans["id"])]
     return skm.mean_absolute_error(ans["pressure"].to_numpy(), sub["pressure"].to_numpy())
