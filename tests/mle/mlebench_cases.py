@@ -176,6 +176,9 @@ COMPS: dict[str, Comp] = {
     ),
     "alaska2-image-steganalysis": Comp("Id", ("Label",), "proba", "{i:04d}.jpg"),
     "rsna-breast-cancer-detection": Comp("prediction_id", ("cancer",), "proba", "{i}_L", answers="answers.csv"),
+    "hms-harmful-brain-activity-classification": Comp(
+        "eeg_id", ("seizure_vote", "lpd_vote", "gpd_vote", "lrda_vote", "grda_vote", "other_vote"), "onehot", "int"
+    ),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

@@ -518,6 +518,45 @@ def rsna_breast(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return probabilistic_f1(ans["cancer"].to_numpy(), sub["cancer"].to_numpy())
 
 
+HMS_CLASSES = ["seizure_vote", "lpd_vote", "gpd_vote", "lrda_vote", "grda_vote", "other_vote"]
+KL_EPSILON = 1e-15  # Kaggle's KL module clips predictions to [eps, 1 - eps]
+
+
+def _kaggle_probabilities(frame: pd.DataFrame) -> None:
+    """Kaggle's ``verify_valid_probabilities`` on every non-id submission column, extras included:
+    numeric, within [0, 1], each row summing to one by ``np.allclose``."""
+    if not pd.api.types.is_numeric_dtype(frame.values):
+        raise Refused("All target values in submission must be numeric")
+    if frame.min().min() < 0 or frame.max().max() > 1:
+        raise Refused("All target values in submission must be within [0, 1]")
+    if not np.allclose(frame.sum(axis=1), 1):
+        raise Refused("Target values in submission do not add to one within all rows")
+
+
+def hms(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Row-averaged KL divergence of the predictions from the answers' vote shares (votes divided
+    by their row sum; a zero share adds nothing). mle-bench's checks: the columns, the row count,
+    row sums of the six classes equal to 1 at 5 places, the ids as sets; then Kaggle's module checks
+    all the submission's other columns (so an extra column breaks the row sums)."""
+    _need(sub, "eeg_id")
+    for c in HMS_CLASSES:
+        _need(sub, c)
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    if not sub[HMS_CLASSES].sum(axis=1).apply(lambda x: round(x, 5) == 1).all():
+        raise Refused("Submission probabilities must add to 1 for each row")
+    if set(sub["eeg_id"]) != set(ans["eeg_id"]):
+        raise Refused("Submission and answers must have the same eeg_ids")
+    sub = sub.sort_values("eeg_id").reset_index(drop=True).drop(columns="eeg_id")
+    votes = ans.sort_values("eeg_id").reset_index(drop=True)[HMS_CLASSES]
+    _kaggle_probabilities(sub)
+    truth = votes.div(votes.sum(axis=1), axis=0).to_numpy(dtype=float)
+    predicted = np.clip(sub[HMS_CLASSES].to_numpy(dtype=float), KL_EPSILON, 1 - KL_EPSILON)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(truth != 0, truth * np.log(truth / predicted), 0.0)
+    return float(np.average(terms.sum(axis=1)))
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -686,6 +725,7 @@ RULES: dict[str, Rule] = {
     "champs-scalar-coupling": Rule(champs, "group_log_mae", False),
     "alaska2-image-steganalysis": Rule(alaska2, "tpr_weighted_auc", True),
     "rsna-breast-cancer-detection": Rule(rsna_breast, "f1", True),
+    "hms-harmful-brain-activity-classification": Rule(hms, "kl_divergence", False),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "facebook-recruiting-iii-keyword-extraction": Rule(label_sets_micro_f1("Id", "Tags"), "multilabel_micro_f1", True),
