@@ -179,6 +179,7 @@ COMPS: dict[str, Comp] = {
     "hms-harmful-brain-activity-classification": Comp(
         "eeg_id", ("seizure_vote", "lpd_vote", "gpd_vote", "lrda_vote", "grda_vote", "other_vote"), "onehot", "int"
     ),
+    "freesound-audio-tagging-2019": Comp("fname", tuple(_CLASSES["freesound-audio-tagging-2019"]), "multilabel", "{h}.wav"),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

@@ -557,6 +557,29 @@ def hms(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return float(np.average(terms.sum(axis=1)))
 
 
+def freesound(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Label-weighted label-ranking average precision (lwlrap): scikit-learn's LRAP, each row
+    weighted by its number of true labels (rows with none left out). The submission's columns
+    are exactly ``fname`` then the 80 classes in the answers' order; values read by
+    ``pd.to_numeric``."""
+    classes = list(ans.columns[1:])
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    if sub.columns[0] != "fname":
+        raise Refused("Submission's first column must be fname")
+    if list(sub.columns[1:]) != classes:
+        raise Refused("Submission must have exactly the 80 class columns, in the sample's order")
+    sub, ans = _sorted_ids_match(sub, ans, "fname")
+    try:
+        scores = sub[classes].apply(pd.to_numeric).to_numpy()
+    except (ValueError, TypeError) as e:
+        raise Refused(f"Submission values must be numbers: {e}") from None
+    truth = ans[classes].apply(pd.to_numeric).to_numpy() > 0
+    weights = truth.sum(axis=1)
+    scored = weights > 0
+    return skm.label_ranking_average_precision_score(truth[scored], scores[scored], sample_weight=weights[scored])
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -726,6 +749,7 @@ RULES: dict[str, Rule] = {
     "alaska2-image-steganalysis": Rule(alaska2, "tpr_weighted_auc", True),
     "rsna-breast-cancer-detection": Rule(rsna_breast, "f1", True),
     "hms-harmful-brain-activity-classification": Rule(hms, "kl_divergence", False),
+    "freesound-audio-tagging-2019": Rule(freesound, "lwlrap", True),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "facebook-recruiting-iii-keyword-extraction": Rule(label_sets_micro_f1("Id", "Tags"), "multilabel_micro_f1", True),
