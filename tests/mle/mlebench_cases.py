@@ -180,6 +180,9 @@ COMPS: dict[str, Comp] = {
         "eeg_id", ("seizure_vote", "lpd_vote", "gpd_vote", "lrda_vote", "grda_vote", "other_vote"), "onehot", "int"
     ),
     "freesound-audio-tagging-2019": Comp("fname", tuple(_CLASSES["freesound-audio-tagging-2019"]), "multilabel", "{h}.wav"),
+    "osic-pulmonary-fibrosis-progression": Comp(
+        "Patient_Week", ("FVC", "Confidence"), "value", "ID00{h}_{i}", answer_extra=("Patient",), values=(1500.0, 4000.0)
+    ),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

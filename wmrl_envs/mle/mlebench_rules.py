@@ -580,6 +580,35 @@ def freesound(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return skm.label_ranking_average_precision_score(truth[scored], scores[scored], sample_weight=weights[scored])
 
 
+def _last_three_weeks(ans: pd.DataFrame) -> pd.DataFrame:
+    """The answers osic scores: rows with an FVC, each patient's three latest weeks (the number
+    after the last ``_`` of Patient_Week)."""
+    ans = ans.dropna(subset=["FVC"])
+    week = ans["Patient_Week"].apply(lambda x: int(x.split("_")[-1]))
+    return ans.assign(week=week).sort_values("week").groupby("Patient").tail(3)
+
+
+def osic(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Modified Laplace log likelihood over each patient's last three weeks: the FVC error capped
+    at 1000, the Confidence floored at 70 (a blank one read as 0). Every submitted Patient_Week
+    must be in the answers; other weeks are ignored and a missing week is simply not scored (no
+    row count check); FVC and Confidence must be numeric columns."""
+    for c in ("Patient_Week", "FVC", "Confidence"):
+        _need(sub, c)
+    unknown = set(sub["Patient_Week"]) - set(ans["Patient_Week"])
+    if unknown:
+        raise Refused(f"Patient_Week {sorted(map(str, unknown))[:3]} in submission does not exist in answers")
+    for c in ("FVC", "Confidence"):
+        if not pd.api.types.is_numeric_dtype(sub[c]):
+            raise Refused(f"{c} column in submission must be numeric")
+    last = _last_three_weeks(ans)
+    sub = sub[sub["Patient_Week"].isin(last["Patient_Week"])].sort_values("Patient_Week")
+    last = last[last["Patient_Week"].isin(sub["Patient_Week"])].sort_values("Patient_Week")
+    sd = np.maximum(sub["Confidence"].fillna(0).to_numpy(), 70)
+    delta = np.minimum(np.abs(last["FVC"].to_numpy() - sub["FVC"].to_numpy()), 1000)
+    return float(np.mean(-np.sqrt(2) * delta / sd - np.log(np.sqrt(2) * sd)))
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -750,6 +779,7 @@ RULES: dict[str, Rule] = {
     "rsna-breast-cancer-detection": Rule(rsna_breast, "f1", True),
     "hms-harmful-brain-activity-classification": Rule(hms, "kl_divergence", False),
     "freesound-audio-tagging-2019": Rule(freesound, "lwlrap", True),
+    "osic-pulmonary-fibrosis-progression": Rule(osic, "laplace_log_likelihood", True),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "facebook-recruiting-iii-keyword-extraction": Rule(label_sets_micro_f1("Id", "Tags"), "multilabel_micro_f1", True),
