@@ -183,6 +183,7 @@ COMPS: dict[str, Comp] = {
     "osic-pulmonary-fibrosis-progression": Comp(
         "Patient_Week", ("FVC", "Confidence"), "value", "ID00{h}_{i}", answer_extra=("Patient",), values=(1500.0, 4000.0)
     ),
+    "icecube-neutrinos-in-deep-ice": Comp("event_id", ("azimuth", "zenith"), "value", "int", values=(0.1, 3.0)),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),

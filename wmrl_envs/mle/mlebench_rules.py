@@ -28,6 +28,8 @@ from scipy.stats import pearsonr, spearmanr
 from sklearn import metrics as skm
 from sklearn.preprocessing import MultiLabelBinarizer
 
+from wmrl_envs.mle.metrics import mean_angular_error
+
 ROUND_DIGITS = 5  # mle-bench's Grader rounds every score to 5 places
 
 
@@ -609,6 +611,25 @@ def osic(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return float(np.mean(-np.sqrt(2) * delta / sd - np.log(np.sqrt(2) * sd)))
 
 
+ICECUBE_ANGLES = ["azimuth", "zenith"]
+
+
+def icecube(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Mean angular distance between the directions; exactly event_id and the two angles, both
+    numeric columns with every value finite (a blank is not), the row count, the ids as sets."""
+    if set(sub.columns) != {"event_id", *ICECUBE_ANGLES}:
+        raise Refused(f"Submission must have exactly the columns event_id, azimuth, zenith, got {list(sub.columns)}")
+    for c in ICECUBE_ANGLES:
+        if not np.issubdtype(sub[c].dtype, np.number) or not np.all(np.isfinite(sub[c])):
+            raise Refused(f"Submission's {c} must be finite numbers")
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    if set(sub["event_id"]) != set(ans["event_id"]):
+        raise Refused("Submission and answers must have the same event_ids")
+    sub, ans = sub.sort_values("event_id"), ans.sort_values("event_id")
+    return mean_angular_error(ans[ICECUBE_ANGLES].to_numpy(), sub[ICECUBE_ANGLES].to_numpy())
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -780,6 +801,7 @@ RULES: dict[str, Rule] = {
     "hms-harmful-brain-activity-classification": Rule(hms, "kl_divergence", False),
     "freesound-audio-tagging-2019": Rule(freesound, "lwlrap", True),
     "osic-pulmonary-fibrosis-progression": Rule(osic, "laplace_log_likelihood", True),
+    "icecube-neutrinos-in-deep-ice": Rule(icecube, "mean_angular_error", False),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "facebook-recruiting-iii-keyword-extraction": Rule(label_sets_micro_f1("Id", "Tags"), "multilabel_micro_f1", True),
