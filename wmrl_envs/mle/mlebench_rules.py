@@ -412,16 +412,16 @@ def _map_at_k(actual: pd.Series, predicted: pd.Series, k: int) -> float:
     return float(np.mean([_average_precision_at_k(a, p, k) for a, p in zip(truth, ranked)]))
 
 
+def _exactly(sub: pd.DataFrame, columns: set[str]) -> None:
+    """The submission's columns are ``columns``, no more, no fewer."""
+    if set(sub.columns) != columns:
+        raise Refused(f"Submission must have exactly the columns {sorted(columns)}, got {list(sub.columns)}")
+
+
 def whale(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
-    """MAP@5 of the whale ids; exactly the columns Image and Id; the row count, then the images
-    compared as sets."""
-    if set(sub.columns) != {"Image", "Id"}:
-        raise Refused(f"Submission must have exactly the columns Image and Id, got {list(sub.columns)}")
-    if len(sub) != len(ans):
-        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
-    if set(sub["Image"]) != set(ans["Image"]):
-        raise Refused("Submission and answers have different Image IDs")
-    sub, ans = sub.sort_values("Image"), ans.sort_values("Image")
+    """MAP@5 of the whale ids; exactly the columns Image and Id; the row count, the images as sets."""
+    _exactly(sub, {"Image", "Id"})
+    sub, ans = _set_aligned(sub, ans, "Image", "Id")
     return _map_at_k(ans["Id"], sub["Id"], 5)
 
 
@@ -447,8 +447,7 @@ def h_and_m(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """MAP@12 of the articles; exactly the columns customer_id and prediction; the submission's
     customers a superset of the answers' (others dropped), with **no row count check**: a repeated
     customer shifts the rows after it and the surplus is dropped."""
-    if set(sub.columns) != {"customer_id", "prediction"}:
-        raise Refused(f"Submission must have exactly the columns customer_id and prediction, got {list(sub.columns)}")
+    _exactly(sub, {"customer_id", "prediction"})
     if not set(sub["customer_id"]) >= set(ans["customer_id"]):
         raise Refused("Submission customer_id must be a superset of the answers' customer_id")
     sub = sub[sub["customer_id"].isin(ans["customer_id"])].sort_values("customer_id")
@@ -616,17 +615,13 @@ ICECUBE_ANGLES = ["azimuth", "zenith"]
 
 def icecube(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Mean angular distance between the directions; exactly event_id and the two angles, both
-    numeric columns with every value finite (a blank is not), the row count, the ids as sets."""
-    if set(sub.columns) != {"event_id", *ICECUBE_ANGLES}:
-        raise Refused(f"Submission must have exactly the columns event_id, azimuth, zenith, got {list(sub.columns)}")
+    numpy numeric columns with every value finite (a blank is not), the row count, the ids as sets."""
+    _exactly(sub, {"event_id", *ICECUBE_ANGLES})
     for c in ICECUBE_ANGLES:
-        if not np.issubdtype(sub[c].dtype, np.number) or not np.all(np.isfinite(sub[c])):
+        dtype = sub[c].dtype
+        if not (isinstance(dtype, np.dtype) and np.issubdtype(dtype, np.number)) or not np.isfinite(sub[c]).all():
             raise Refused(f"Submission's {c} must be finite numbers")
-    if len(sub) != len(ans):
-        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
-    if set(sub["event_id"]) != set(ans["event_id"]):
-        raise Refused("Submission and answers must have the same event_ids")
-    sub, ans = sub.sort_values("event_id"), ans.sort_values("event_id")
+    sub, ans = _set_aligned(sub, ans, "event_id", "azimuth")
     return mean_angular_error(ans[ICECUBE_ANGLES].to_numpy(), sub[ICECUBE_ANGLES].to_numpy())
 
 
