@@ -5,12 +5,14 @@ competition's ``grade(submission, answers)`` (``mlebench/competitions/<id>/grade
 read by ``pd.read_csv(float_precision="round_trip")``; any exception it raises means "no score"
 (``None``), and a score is reported rounded to 5 places (``Grader.__call__``). Each competition
 checks and aligns differently, and those differences decide verdicts, so every rule below does
-what that competition's ``grade.py`` does, in its order, with the same pandas and scikit-learn
+what that competition's ``grade.py`` does, with the same pandas, numpy, scipy and scikit-learn
 calls: rows aligned by sorting on the id (most), by position (nomad2018), by a sorted index
-(jigsaw), by an inner merge (predict-volcanic-eruptions), prediction columns read by name or in
-file order (spooky, jigsaw), labels read by Python's ``int`` (herbarium, iwildcam-2019), which
-columns, lengths, ranges and row sums are refused. Written here from reading those files (nothing
-copied).
+(jigsaw), by an inner merge (predict-volcanic-eruptions, champs), by a set of weeks (osic),
+prediction columns read by name or in file order (spooky, jigsaw, freesound), labels read by
+Python's ``int`` (herbarium, iwildcam-2019) or split on spaces (the MAP@k and label-set rules),
+which columns, lengths, ranges and row sums are refused. Where a rule makes the checks in another
+order, any failing one still means no score; only the reason differs. Written here from reading
+those files (nothing copied).
 
 :data:`RULES` maps a competition id to its :class:`Rule`; ``tests/mle/test_mlebench_differential.py``
 compares every rule with mle-bench's own grade functions on edge cases.
