@@ -69,6 +69,7 @@ class Comp:
     classes: tuple = (0, 1)
     sample_extra: tuple[str, ...] = ()  # columns of the sample beyond id and predictions
     answer_extra: tuple[str, ...] = ()  # columns only the answers have
+    extra_values: tuple = (0, 1)  # what the answers-only columns hold, row by row in turn
     values: tuple[float, float] = (0.5, 30.0)  # the range of ``value`` answers (some grade.py check one)
 
 
@@ -184,6 +185,10 @@ COMPS: dict[str, Comp] = {
         "Patient_Week", ("FVC", "Confidence"), "value", "ID00{h}_{i}", answer_extra=("Patient",), values=(1500.0, 4000.0)
     ),
     "icecube-neutrinos-in-deep-ice": Comp("event_id", ("azimuth", "zenith"), "value", "int", values=(0.1, 3.0)),
+    "stanford-covid-vaccine": Comp(
+        "id_seqpos", ("reactivity", "deg_Mg_pH10", "deg_Mg_50C", "deg_pH10", "deg_50C"), "value", "id_{h}_{i}",
+        answer_extra=("keep",), extra_values=(True, True, False),
+    ),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),
@@ -229,8 +234,8 @@ def answers(name: str) -> pd.DataFrame:
                 out[c][:3] = -1
     for c in comp.sample_extra:
         out[c] = [f"2012{i:04d}Z" for i in range(N)]
-    for c in comp.answer_extra:  # 0/1, as ventilator's u_out (the others are never read)
-        out[c] = [i % 2 for i in range(N)]
+    for c in comp.answer_extra:  # ventilator's u_out, osic's Patient, champs' type, stanford's keep
+        out[c] = [comp.extra_values[i % len(comp.extra_values)] for i in range(N)]
     frame = pd.DataFrame(out)
     if comp.sample_extra:  # detecting-insults: Insult, Date, Comment
         frame = frame[[*comp.columns, *comp.sample_extra, comp.id_column]]

@@ -627,6 +627,26 @@ def icecube(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return mean_angular_error(ans[ICECUBE_ANGLES].to_numpy(), sub[ICECUBE_ANGLES].to_numpy())
 
 
+STANFORD_SCORED = ["reactivity", "deg_Mg_pH10", "deg_Mg_50C"]
+STANFORD_REQUIRED = ["id_seqpos", *STANFORD_SCORED, "deg_pH10", "deg_50C"]  # the last two never scored
+
+
+def stanford(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Mean column RMSE of the three scored targets on the rows the answers ``keep``. Rows are
+    sorted on id_seqpos and compared position by position, but the mask is applied by row label,
+    that is by each file's original row order: a submission ordered unlike the answers is masked
+    by other rows' flags (mle-bench's behaviour, kept)."""
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    missing = set(STANFORD_REQUIRED) - set(sub.columns)
+    if missing:
+        raise Refused(f"Submission is missing the columns {sorted(missing)}")
+    sub, ans = _sorted_ids_match(sub[STANFORD_REQUIRED], ans, "id_seqpos")
+    keep = ans["keep"]
+    sub, ans = sub[keep], ans[keep]
+    return float(np.mean([skm.root_mean_squared_error(ans[c], sub[c]) for c in STANFORD_SCORED]))
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -799,6 +819,7 @@ RULES: dict[str, Rule] = {
     "freesound-audio-tagging-2019": Rule(freesound, "lwlrap", True),
     "osic-pulmonary-fibrosis-progression": Rule(osic, "laplace_log_likelihood", True),
     "icecube-neutrinos-in-deep-ice": Rule(icecube, "mean_angular_error", False),
+    "stanford-covid-vaccine": Rule(stanford, "mcrmse", False),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "facebook-recruiting-iii-keyword-extraction": Rule(label_sets_micro_f1("Id", "Tags"), "multilabel_micro_f1", True),
