@@ -63,7 +63,7 @@ class Comp:
     id_column: str
     columns: tuple[str, ...]
     kind: str
-    ids: str  # "int" | a format with {i} and {h} (a hex digest)
+    ids: str  # "int" | a format with {i}, {h} (a hex digest) and {t} (one of three groups)
     answers: str = "test.csv"
     sample: str = "sample_submission.csv"
     classes: tuple = (0, 1)
@@ -189,6 +189,10 @@ COMPS: dict[str, Comp] = {
         "id_seqpos", ("reactivity", "deg_Mg_pH10", "deg_Mg_50C", "deg_pH10", "deg_50C"), "value", "id_{h}_{i}",
         answer_extra=("keep",), extra_values=(True, True, False),
     ),
+    "smartphone-decimeter-2022": Comp(
+        "tripId", ("LatitudeDegrees", "LongitudeDegrees", "UnixTimeMillis"), "value", "2021-08-24-US-SVL-{t}/GooglePixel5",
+        values=(30.0, 40.0),
+    ),
     "champs-scalar-coupling": Comp(
         "id", ("scalar_coupling_constant",), "value", "int", answers="answers.csv", answer_extra=("type",)
     ),
@@ -208,7 +212,8 @@ def _rng(name: str, salt: str = "") -> np.random.Generator:
 def _ids(name: str, comp: Comp) -> list:
     if comp.ids == "int":
         return [int(x) for x in 1000 + 7 * np.arange(N)]
-    return [comp.ids.format(i=i, h=hashlib.sha256(f"{name}{i}".encode()).hexdigest()[:12]) for i in range(N)]
+    digest = [hashlib.sha256(f"{name}{i}".encode()).hexdigest()[:12] for i in range(N)]
+    return [comp.ids.format(i=i, h=digest[i], t=i % 3) for i in range(N)]  # {t}: three groups (trips)
 
 
 def answers(name: str) -> pd.DataFrame:

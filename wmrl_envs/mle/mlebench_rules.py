@@ -30,7 +30,7 @@ from scipy.stats import pearsonr, spearmanr
 from sklearn import metrics as skm
 from sklearn.preprocessing import MultiLabelBinarizer
 
-from wmrl_envs.mle.metrics import mean_angular_error
+from wmrl_envs.mle.metrics import mean_angular_error, trip_haversine_p50_p95
 
 ROUND_DIGITS = 5  # mle-bench's Grader rounds every score to 5 places
 
@@ -647,6 +647,30 @@ def stanford(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return float(np.mean([skm.root_mean_squared_error(ans[c], sub[c]) for c in STANFORD_SCORED]))
 
 
+SMARTPHONE_COORDINATES = ["LatitudeDegrees", "LongitudeDegrees"]
+
+
+def smartphone(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Mean over the answers' trips of the mean of the 50th and 95th percentile haversine error.
+    A trip's rows are compared **in file order**: UnixTimeMillis is required but never read, so
+    rows shuffled within a trip are scored against other epochs. Each trip needs exactly as many
+    rows as in the answers."""
+    for c in ("tripId", "UnixTimeMillis", *SMARTPHONE_COORDINATES):
+        _need(sub, c)
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    scores = []
+    for trip in ans["tripId"].unique():
+        truth, predicted = ans[ans["tripId"] == trip], sub[sub["tripId"] == trip]
+        if len(predicted) != len(truth):
+            raise Refused(f"Submission has {len(predicted)} rows for trip {trip}, the answers {len(truth)}")
+        one_trip = np.zeros(len(truth))
+        scores.append(trip_haversine_p50_p95(
+            truth[SMARTPHONE_COORDINATES].to_numpy(), predicted[SMARTPHONE_COORDINATES].to_numpy(), one_trip
+        ))
+    return float(np.mean(scores))
+
+
 def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
@@ -820,6 +844,7 @@ RULES: dict[str, Rule] = {
     "osic-pulmonary-fibrosis-progression": Rule(osic, "laplace_log_likelihood", True),
     "icecube-neutrinos-in-deep-ice": Rule(icecube, "mean_angular_error", False),
     "stanford-covid-vaccine": Rule(stanford, "mcrmse", False),
+    "smartphone-decimeter-2022": Rule(smartphone, "trip_haversine_p50_p95", False),
     "plant-pathology-2021-fgvc8": Rule(label_sets_micro_f1("image", "labels"), "multilabel_micro_f1", True),
     "imet-2020-fgvc7": Rule(label_sets_micro_f1("id", "attribute_ids"), "multilabel_micro_f1", True),
     "facebook-recruiting-iii-keyword-extraction": Rule(label_sets_micro_f1("Id", "Tags"), "multilabel_micro_f1", True),
