@@ -63,7 +63,7 @@ def _graded(grade: Callable[[pd.DataFrame, pd.DataFrame], float], data: bytes, a
     except (TypeError, ValueError):
         raise InvalidSubmission(f"{where} gave no number ({str(score)[:80]!r})") from None
     if not finite:
-        raise InvalidSubmission(f"{where} scored the submission {score} (no medal or median compares with it)")
+        raise InvalidSubmission(f"{where} scored the submission {score}, not a finite number (wmrl pays no reward for it)")
     return float(score)
 
 
