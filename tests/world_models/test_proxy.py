@@ -531,3 +531,38 @@ def test_a_proxy_board_that_cannot_be_built_is_a_failed_prediction(tasks, contex
     pred = wm.predict(context, "x = 1")
     assert pred.failed is not None and "could not be built" in pred.failed and "n_neighbors" in pred.failed
     assert "n_neighbors" in wm.predict(context, "y = 1").failed and len(calls) == 1  # not fitted again
+
+
+def test_the_guards_reference_is_the_worst_lookup_where_features_recur_with_other_targets(tasks, tmp_path):
+    """Where the public train file repeats a held-out row's features with the other label (telco-churn
+    does, for a few rows of each build), no lookup of the public rows is perfect on the split: the
+    guard measures against the worst lookup instead, which any lookup reaches. On titanic (three
+    features) a lookup is a model like any other, and a perfect score stays the reference."""
+    import dataclasses
+    import shutil
+
+    import pandas as pd
+
+    from wmrl_envs.world_models.proxy import LOOKUP_NEAR_PERFECT, _share_of_lookup, lookup_score
+
+    telco = load_tasks("offline", "all", ["telco-churn"], root=tmp_path / "cache", progress=False)["telco-churn"]
+    wm = ProxyRunWorldModel(RecordedExecutor(lambda job: ok()), tasks={"telco-churn": telco})
+    split = wm._split(telco, wm.rows, False)
+    # the public rows as a copy in which 3 held-out rows also occur with the other label
+    public = tmp_path / "public"
+    shutil.copytree(telco.public_dir, public)
+    train = pd.read_csv(public / "train.csv")
+    held = pd.read_csv(split.public_dir / split.test_file).head(3)
+    truth = pd.read_csv(split.answers_path).set_index(split.id_column).loc[held[split.id_column], "churn"]
+    flipped = held.assign(id=range(10**6, 10**6 + 3), churn=(1 - truth.round()).astype(int).to_numpy())
+    pd.concat([train, flipped[train.columns]]).to_csv(public / "train.csv", index=False)
+    lookup = lookup_score(dataclasses.replace(telco, public_dir=public), split)
+    assert lookup is not None and split.baseline_score < lookup < split.perfect_score
+    assert (lookup - split.baseline_score) / (split.perfect_score - split.baseline_score) >= LOOKUP_NEAR_PERFECT
+    assert _share_of_lookup(lookup, split, lookup) == pytest.approx(1.0)
+    assert _share_of_lookup(lookup, split, None) < 1.0
+
+    titanic = tasks[TASK]
+    small = model(tasks, lambda job: ok())._split(titanic, ROWS, False)
+    worst = lookup_score(titanic, small)
+    assert worst is not None and _share_of_lookup(worst, small, worst) == _share_of_lookup(worst, small, None)
