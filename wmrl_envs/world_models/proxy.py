@@ -83,8 +83,9 @@ MEMORISED_SHARE = 0.99
 # held-out rows (telco-churn: 3 of 125 at the default split), so a lookup scores less than perfect
 # (0.983 of the way there): the guard's reference is then what the worst lookup scores (each such
 # row answered with its other target; any lookup reaches it), where that is itself nearly perfect
-# (a share of at least this). Where it is not (few features: titanic's
-# three), a lookup is as good a model as any and only a perfect score is taken for one.
+# (a share of at least this). Where it is not (few features: titanic's three), a lookup is as good
+# a model as any and only a perfect score is taken for one. The lookup's score lies below perfect,
+# so a score under MEMORISED_SHARE * LOOKUP_NEAR_PERFECT of the way to perfect never needs it.
 LOOKUP_NEAR_PERFECT = 0.9
 
 
@@ -262,7 +263,10 @@ class ProxyRunWorldModel:
             return _scored(0.0, {"runs": runs, "submission": Verdict(0.0, graded.note)},
                            f"its submission is paid as a failure on the proxy split: {graded.note}", cost)
         score = graded.paid
-        if (share := _share_of_lookup(score, item.proxy, self._lookup_score(item))) >= self.memorised_share:
+        share = _share_of_lookup(score, item.proxy, None)
+        if share >= self.memorised_share * LOOKUP_NEAR_PERFECT:  # within reach of a lookup's reference: read it
+            share = _share_of_lookup(score, item.proxy, self._lookup_score(item))
+        if share >= self.memorised_share:
             return Prediction.failure(
                 f"too good to be a model: proxy {item.task.metric.name} {score:.6g} is {share:.1%} of the way from the "
                 "sample submission's to what a lookup of memorised public rows scores; not a prediction", cost)
