@@ -63,7 +63,7 @@ class Comp:
     id_column: str
     columns: tuple[str, ...]
     kind: str
-    ids: str  # "int" | a format with {i}, {h} (a hex digest) and {t} (one of three groups)
+    ids: str | tuple[str, ...]  # "int" | a format with {i}, {h} (a hex digest) and {t} (one of three groups) | the N ids
     answers: str = "test.csv"
     sample: str = "sample_submission.csv"
     classes: tuple = (0, 1)
@@ -71,6 +71,8 @@ class Comp:
     answer_extra: tuple[str, ...] = ()  # columns only the answers have
     extra_values: tuple = (0, 1)  # what the answers-only columns hold, row by row in turn
     values: tuple[float, float] = (0.5, 30.0)  # the range of ``value`` answers (some grade.py check one)
+    extra_by_column: bool = False  # answers-only column j holds extra_values[(i + j) % len] (else [i % len])
+    answer_names: tuple[tuple[str, str], ...] = ()  # (submission column, its name in the answers) where they differ
 
 
 RANZCR = (
@@ -79,6 +81,14 @@ RANZCR = (
     "CVC - Normal", "Swan Ganz Catheter Present",
 )
 JIGSAW = ("toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate")
+JIGSAW_IDENTITIES = (
+    "male", "female", "homosexual_gay_or_lesbian", "christian", "jewish", "muslim", "black", "white",
+    "psychiatric_or_mental_illness",
+)
+RSNA_2022_IDS = tuple(  # 3 studies x their 8 targets, as mle-bench melts them (N rows)
+    f"1.2.826.0.1.3680043.{10000 + s}_{v}" for s in range(3)
+    for v in ("patient_overall", "C1", "C2", "C3", "C4", "C5", "C6", "C7")
+)
 _CLASSES = json.loads((Path(__file__).parent / "data" / "mlebench_classes.json").read_text())
 
 COMPS: dict[str, Comp] = {
@@ -202,6 +212,32 @@ COMPS: dict[str, Comp] = {
     "text-normalization-challenge-russian-language": Comp(
         "id", ("after",), "label", "{i}_0", answers="answers.csv", classes=("и", "сто", "доктор", "sil")
     ),
+    "tweet-sentiment-extraction": Comp(
+        "textID", ("selected_text",), "label", "{h}", classes=("good", "I don't care", "so sad today", "it was, yes")
+    ),
+    "chaii-hindi-and-tamil-question-answering": Comp(
+        "id", ("PredictionString",), "label", "{h}", classes=("१९४७", "चेन्नई नगर", "Kumar Sangakkara", "இந்தியா")
+    ),
+    "billion-word-imputation": Comp(
+        "id", ("sentence",), "label", "int", classes=("He was a man .", "It rained", "Yes , she said it .", "no")
+    ),
+    "bms-molecular-translation": Comp(
+        "image_id", ("InChI",), "label", "{h}",
+        classes=("InChI=1S/C13H20OS/c1-9(2)8-15", "InChI=1S/C21H30O4/c1-12", "InChI=1S/CH4/h1H4", "InChI=1S/H2O"),
+    ),
+    "multi-modal-gesture-recognition": Comp(
+        "Id", ("Sequence",), "label", "int", sample="randomPredictions.csv", classes=("2 12 5", "7", "11 3", "1 20 4 9")
+    ),
+    "AI4Code": Comp(
+        "id", ("cell_order",), "label", "{h}", answers="test_orders.csv",
+        classes=("a1 b2 c3 d4", "b2 a1 c3 d4", "d4 c3 b2 a1", "a1 c3 b2 d4"),
+    ),
+    "jigsaw-unintended-bias-in-toxicity-classification": Comp(
+        "id", ("prediction",), "proba", "int", answer_extra=JIGSAW_IDENTITIES, extra_values=(0.8, 0.1, 0.0),
+        extra_by_column=True, answer_names=(("prediction", "toxicity"),),
+    ),
+    "rsna-2022-cervical-spine-fracture-detection": Comp("row_id", ("fractured",), "proba", RSNA_2022_IDS,
+                                                       answers="answers.csv"),
 }
 
 
@@ -212,12 +248,20 @@ def _rng(name: str, salt: str = "") -> np.random.Generator:
 def _ids(name: str, comp: Comp) -> list:
     if comp.ids == "int":
         return [int(x) for x in 1000 + 7 * np.arange(N)]
+    if isinstance(comp.ids, tuple):
+        return list(comp.ids)
     digest = [hashlib.sha256(f"{name}{i}".encode()).hexdigest()[:12] for i in range(N)]
     return [comp.ids.format(i=i, h=digest[i], t=i % 3) for i in range(N)]  # {t}: three groups (trips)
 
 
 def answers(name: str) -> pd.DataFrame:
-    """The answers file: id, the prediction columns (and the answers-only columns)."""
+    """The answers file: id, the prediction columns (named as the answers name them) and the
+    answers-only columns."""
+    return _answers(name).rename(columns=dict(COMPS[name].answer_names))
+
+
+def _answers(name: str) -> pd.DataFrame:
+    """The answers with the prediction columns named as in a submission."""
     comp, rng = COMPS[name], _rng(name)
     out: dict = {comp.id_column: _ids(name, comp)}
     if comp.kind == "proba":
@@ -239,8 +283,9 @@ def answers(name: str) -> pd.DataFrame:
                 out[c][:3] = -1
     for c in comp.sample_extra:
         out[c] = [f"2012{i:04d}Z" for i in range(N)]
-    for c in comp.answer_extra:  # ventilator's u_out, osic's Patient, champs' type, stanford's keep
-        out[c] = [comp.extra_values[i % len(comp.extra_values)] for i in range(N)]
+    for j, c in enumerate(comp.answer_extra):  # ventilator's u_out, osic's Patient, champs' type, stanford's keep
+        shift = j if comp.extra_by_column else 0
+        out[c] = [comp.extra_values[(i + shift) % len(comp.extra_values)] for i in range(N)]
     frame = pd.DataFrame(out)
     if comp.sample_extra:  # detecting-insults: Insult, Date, Comment
         frame = frame[[*comp.columns, *comp.sample_extra, comp.id_column]]
@@ -248,7 +293,7 @@ def answers(name: str) -> pd.DataFrame:
 
 
 def sample(name: str) -> pd.DataFrame:
-    comp, ans = COMPS[name], answers(name)
+    comp, ans = COMPS[name], _answers(name)
     columns = [c for c in ans.columns if c not in comp.answer_extra]
     out = ans[columns].copy()
     for c in comp.columns:
@@ -258,7 +303,7 @@ def sample(name: str) -> pd.DataFrame:
 
 def _predictions(name: str, noise: bool) -> pd.DataFrame:
     """A submission: the answers, or a noisy guess at them, in the sample's columns."""
-    comp, ans, rng = COMPS[name], answers(name), _rng(name, "noise")
+    comp, ans, rng = COMPS[name], _answers(name), _rng(name, "noise")
     sub = sample(name)
     for c in comp.columns:
         truth = ans[c].to_numpy()

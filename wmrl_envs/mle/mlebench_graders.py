@@ -26,7 +26,8 @@ import yaml
 
 from wmrl_envs.mle.checkouts import CheckoutRule
 from wmrl_envs.mle.grading import InvalidSubmission
-from wmrl_envs.mle.mlebench_rules import ROUND_DIGITS, RULES, Rule
+from wmrl_envs.mle.mlebench_checks import Rule
+from wmrl_envs.mle.mlebench_rules import ROUND_DIGITS, RULES
 
 MLEBENCH_CHECKOUT = CheckoutRule(
     "mle-bench", "MLEBENCH_HOME", ("mlebench/competitions", "mlebench/grade_helpers.py"), "mlebench",

@@ -14,14 +14,15 @@ which columns, lengths, ranges and row sums are refused. Where a rule makes the 
 order, any failing one still means no score; only the reason differs. Written here from reading
 those files (nothing copied).
 
-:data:`RULES` maps a competition id to its :class:`Rule`; ``tests/mle/test_mlebench_differential.py``
-compares every rule with mle-bench's own grade functions on edge cases.
+:data:`RULES` maps a competition id to its :class:`Rule`, those of ``mlebench_sequences.py`` (texts
+and sequences: Jaccard, edit distances, orders) included; the checks they share are in
+``mlebench_checks.py``. ``tests/mle/test_mlebench_differential.py`` compares every rule with
+mle-bench's own grade functions on edge cases.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,52 +32,28 @@ from sklearn import metrics as skm
 from sklearn.preprocessing import MultiLabelBinarizer
 
 from wmrl_envs.mle.metrics import mean_angular_error, trip_haversine_p50_p95
+from wmrl_envs.mle.mlebench_checks import Refused, Rule, need, sorted_ids_match
+from wmrl_envs.mle.mlebench_sequences import SEQUENCE_RULES
 
 ROUND_DIGITS = 5  # mle-bench's Grader rounds every score to 5 places
-
-
-class Refused(Exception):
-    """What mle-bench raises as ``InvalidSubmissionError``: the submission cannot be graded."""
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One competition's grade function and how its score reads."""
-
-    grade: Callable[[pd.DataFrame, pd.DataFrame], float]
-    metric: str  # the wmrl metric the score is (shown to the agent; never used to grade)
-    higher_is_better: bool
-
-
-def _need(frame: pd.DataFrame, column: str, what: str = "Submission") -> None:
-    if column not in frame.columns:
-        raise Refused(f"{what} must have a `{column}` column")
-
-
-def _sorted_ids_match(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both frames sorted on ``id_col``; refused unless the sorted ids are equal position by position."""
-    sub, ans = sub.sort_values(id_col), ans.sort_values(id_col)
-    if (sub[id_col].values != ans[id_col].values).any():  # type: ignore[union-attr]  # pandas-stubs types ExtensionArray != as bool; it is elementwise
-        raise Refused(f"Submission and answers should have the same {id_col} values")
-    return sub, ans
 
 
 def _id_aligned(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Both columns, the row count, then the ids equal once sorted: the checks most grade.py files
     make, in varying order (whichever fails first, there is no score, so the order only changes
     the reason)."""
-    _need(sub, id_col)
-    _need(sub, target)
+    need(sub, id_col)
+    need(sub, target)
     if len(sub) != len(ans):
         raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
-    return _sorted_ids_match(sub, ans, id_col)
+    return sorted_ids_match(sub, ans, id_col)
 
 
 def _auroc_inputs(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str) -> tuple[np.ndarray, np.ndarray]:
     """mle-bench's ``prepare_for_auroc_metric``: columns, row count, numeric, within [0, 1], ids."""
     assert id_col in ans.columns and target in ans.columns, f"answers need {id_col} and {target}"
-    _need(sub, id_col)
-    _need(sub, target)
+    need(sub, id_col)
+    need(sub, target)
     if len(sub) != len(ans):
         raise Refused("Submission and answers should have the same number of rows")
     try:
@@ -85,7 +62,7 @@ def _auroc_inputs(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str
         raise Refused(f"Expected {target} column to be numeric, got {sub[target].dtype} instead") from None
     if sub[target].min() < 0 or sub[target].max() > 1:
         raise Refused(f"Submission {target} column should contain probabilities between 0 and 1 inclusive")
-    sub, ans = _sorted_ids_match(sub, ans, id_col)
+    sub, ans = sorted_ids_match(sub, ans, id_col)
     return ans[target].to_numpy(), sub[target].to_numpy()
 
 
@@ -105,9 +82,9 @@ def accuracy(id_col: str, target: str, blank: str | None = None) -> Callable[[pd
         assert target in ans.columns and id_col in ans.columns, f"answers need {id_col} and {target}"
         if len(sub) != len(ans):
             raise Refused("Submission must have the same length as the answers.")
-        _need(sub, target)
-        _need(sub, id_col)
-        sub, ans = _sorted_ids_match(sub, ans, id_col)
+        need(sub, target)
+        need(sub, id_col)
+        sub, ans = sorted_ids_match(sub, ans, id_col)
         predicted = sub[target] if blank is None else sub[target].fillna(blank)
         return skm.accuracy_score(y_true=ans[target].to_numpy(), y_pred=predicted.to_numpy())
 
@@ -122,18 +99,18 @@ def text_normalization(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     assert "after" in ans.columns and "id" in ans.columns, "answers need id and after"
     if len(sub) != len(ans):
         raise Refused("Submission must have the same length as the answers.")
-    _need(sub, "after")
-    _need(sub, "id")
+    need(sub, "after")
+    need(sub, "id")
     sub, ans = sub.sort_values("id"), ans.sort_values("id")
-    if (sub["id"].values != ans["id"].values).any():  # type: ignore[union-attr]  # elementwise, as in _sorted_ids_match
+    if (sub["id"].values != ans["id"].values).any():  # type: ignore[union-attr]  # elementwise, as in sorted_ids_match
         raise Refused("Submission and Answers `id`'s do not match")
     return skm.accuracy_score(y_true=ans["after"].astype(str).to_numpy(), y_pred=sub["after"].astype(str).to_numpy())
 
 
 def taxi_rmse(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Sorted on ``key`` with no id or row check: rows are then compared by position."""
-    _need(sub, "fare_amount")
-    _need(sub, "key")
+    need(sub, "fare_amount")
+    need(sub, "key")
     sub, ans = sub.sort_values("key"), ans.sort_values("key")
     return skm.root_mean_squared_error(ans["fare_amount"], sub["fare_amount"])
 
@@ -143,8 +120,8 @@ def binary_log_loss(id_col: str, target: str, same_length: bool) -> Callable[[pd
     then (dogs-vs-cats only) the row count, then the range."""
 
     def grade(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
-        _need(sub, id_col)
-        _need(sub, target)
+        need(sub, id_col)
+        need(sub, target)
         if set(sub[id_col]) != set(ans[id_col]):
             raise Refused(f"Submission and answers have different {id_col}'s")
         if same_length and len(sub) != len(ans):
@@ -163,7 +140,7 @@ def _one_hot_log_loss(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str) -> floa
     missing = set(ans.columns) - set(sub.columns)
     if missing:
         raise Refused(f"The submission is missing some columns required by the answers: {missing}")
-    _need(sub, id_col)
+    need(sub, id_col)
     kept = sub[[c for c in ans.columns if c in set(sub.columns)]]
     kept = kept.sort_values(by=id_col).reset_index(drop=True)
     ans = ans.sort_values(by=id_col).reset_index(drop=True)
@@ -208,7 +185,7 @@ def dog_breed(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     classes = _answer_classes(ans)
     if not all(c in sub.columns for c in classes):
         raise Refused("Submission must have columns for all dogs")
-    _need(sub, "id")
+    need(sub, "id")
     if len(sub) != len(ans):
         raise Refused("Submission should be the same length as the answers")
     _probabilities(sub, classes)
@@ -230,8 +207,8 @@ def denoising(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Pixel RMSE; ``value`` must read as floats; rows sorted on the id, ids equal position by position."""
     assert "id" in ans.columns and "value" in ans.columns, "answers need id and value"
     ans["value"].astype(float)
-    _need(sub, "id")
-    _need(sub, "value")
+    need(sub, "id")
+    need(sub, "value")
     try:
         sub["value"].astype(float)
     except ValueError:
@@ -265,7 +242,7 @@ def nomad(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
 
 def aptos(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Quadratic kappa; the ids are compared as sets (no row count check)."""
-    _need(sub, "diagnosis")
+    need(sub, "diagnosis")
     if sub.empty:
         raise Refused("Submission DataFrame should not be empty")
     if set(sub["id_code"]) != set(ans["id_code"]):
@@ -298,7 +275,7 @@ JIGSAW_CLASSES = ["toxic", "severe_toxic", "obscene", "threat", "insult", "ident
 def jigsaw(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Macro AUC over every non-id column *in file order* (mle-bench does not select the classes),
     rows matched by sorting each file on its id index; answer rows of -1 are skipped."""
-    _need(sub, "id")
+    need(sub, "id")
     missing = set(JIGSAW_CLASSES) - set(sub.columns)
     if missing:
         raise Refused(f"Submission is missing the following columns: {missing}")
@@ -430,8 +407,8 @@ def whale(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
 def _set_aligned(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Both columns, the ids compared as sets, then the row count (so a repeated id paired with a
     missing one is refused); both frames sorted on the id."""
-    _need(sub, id_col)
-    _need(sub, target)
+    need(sub, id_col)
+    need(sub, target)
     if set(sub[id_col]) != set(ans[id_col]):
         raise Refused(f"Submission and answers have different {id_col} values")
     if len(sub) != len(ans):
@@ -541,9 +518,9 @@ def hms(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     by their row sum; a zero share adds nothing). mle-bench's checks: the columns, the row count,
     row sums of the six classes equal to 1 at 5 places, the ids as sets; then Kaggle's module checks
     all the submission's other columns (so an extra column breaks the row sums)."""
-    _need(sub, "eeg_id")
+    need(sub, "eeg_id")
     for c in HMS_CLASSES:
-        _need(sub, c)
+        need(sub, c)
     if len(sub) != len(ans):
         raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
     if not sub[HMS_CLASSES].sum(axis=1).apply(lambda x: round(x, 5) == 1).all():
@@ -572,7 +549,7 @@ def freesound(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
         raise Refused("Submission's first column must be fname")
     if list(sub.columns[1:]) != classes:
         raise Refused("Submission must have exactly the 80 class columns, in the sample's order")
-    sub, ans = _sorted_ids_match(sub, ans, "fname")
+    sub, ans = sorted_ids_match(sub, ans, "fname")
     try:
         scores = sub[classes].apply(pd.to_numeric).to_numpy()
     except (ValueError, TypeError) as e:
@@ -597,7 +574,7 @@ def osic(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     must be in the answers; other weeks are ignored and a missing week is simply not scored (no
     row count check); FVC and Confidence must be numeric columns."""
     for c in ("Patient_Week", "FVC", "Confidence"):
-        _need(sub, c)
+        need(sub, c)
     unknown = set(sub["Patient_Week"]) - set(ans["Patient_Week"])
     if unknown:
         raise Refused(f"Patient_Week {sorted(map(str, unknown))[:3]} in submission does not exist in answers")
@@ -641,7 +618,7 @@ def stanford(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     missing = set(STANFORD_REQUIRED) - set(sub.columns)
     if missing:
         raise Refused(f"Submission is missing the columns {sorted(missing)}")
-    sub, ans = _sorted_ids_match(sub[STANFORD_REQUIRED], ans, "id_seqpos")
+    sub, ans = sorted_ids_match(sub[STANFORD_REQUIRED], ans, "id_seqpos")
     keep = ans["keep"]
     sub, ans = sub[keep], ans[keep]
     return float(np.mean([skm.root_mean_squared_error(ans[c], sub[c]) for c in STANFORD_SCORED]))
@@ -656,7 +633,7 @@ def smartphone(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     rows shuffled within a trip are scored against other epochs. Each trip needs exactly as many
     rows as in the answers."""
     for c in ("tripId", "UnixTimeMillis", *SMARTPHONE_COORDINATES):
-        _need(sub, c)
+        need(sub, c)
     if len(sub) != len(ans):
         raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
     scores = []
@@ -675,11 +652,11 @@ def pawpularity(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """RMSE; every prediction within [1, 100] (a blank is not); no row count check, so a length
     mismatch fails at the id comparison."""
     assert ans["Pawpularity"].between(1, 100).all(), "answers' Pawpularity must be within [1, 100]"
-    _need(sub, "Id")
-    _need(sub, "Pawpularity")
+    need(sub, "Id")
+    need(sub, "Pawpularity")
     if not sub["Pawpularity"].between(1, 100).all():
         raise Refused("Pawpularity in submission should be between 1 and 100")
-    sub, ans = _sorted_ids_match(sub, ans, "Id")
+    sub, ans = sorted_ids_match(sub, ans, "Id")
     return skm.root_mean_squared_error(y_true=ans["Pawpularity"].to_numpy(), y_pred=sub["Pawpularity"].to_numpy())
 
 
@@ -688,20 +665,20 @@ S3E18_CLASSES = ["EC1", "EC2"]  # mle-bench scores these two of the answers' six
 
 def s3e18(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Macro AUC over EC1 and EC2, ids equal once sorted."""
-    _need(sub, "id")
+    need(sub, "id")
     for c in S3E18_CLASSES:
-        _need(sub, c)
+        need(sub, c)
     if len(sub) != len(ans):
         raise Refused("Submission must be the same length as the answers.")
-    sub, ans = _sorted_ids_match(sub, ans, "id")
+    sub, ans = sorted_ids_match(sub, ans, "id")
     return skm.roc_auc_score(ans[S3E18_CLASSES].to_numpy(), sub[S3E18_CLASSES].to_numpy(), average="macro")
 
 
 def _merged_on_ids(sub: pd.DataFrame, ans: pd.DataFrame, id_col: str, target: str) -> pd.DataFrame:
     """The answers joined with the submission's ``target`` by an inner merge on ``id_col``
     (``<target>_true``, ``<target>_pred``), after the ids compared as sets: a repeated id counts twice."""
-    _need(sub, target)
-    _need(sub, id_col)
+    need(sub, target)
+    need(sub, id_col)
     if set(sub[id_col]) != set(ans[id_col]):
         raise Refused(f"Submission must have the same {id_col}s as the answers")
     return ans.merge(sub[[id_col, target]], on=id_col, suffixes=("_true", "_pred"))
@@ -728,7 +705,7 @@ def google_quest(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     holds exactly the id and those; rows sorted on the id with **no id check**, so a wrong id
     misaligns rows, and text in a column is ranked as scipy ranks it."""
     classes = [c for c in ans.columns if c != "qa_id"]
-    _need(sub, "qa_id")
+    need(sub, "qa_id")
     missing = set(classes) - set(sub.columns)
     if missing:
         raise Refused(f"Submission is missing the following columns: {sorted(missing)}")
@@ -757,11 +734,11 @@ def ventilator(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
 
 def essay_qwk(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """Quadratic kappa of ``score``; no row count check (a length mismatch fails at the ids)."""
-    _need(sub, "score")
-    _need(sub, "essay_id")
+    need(sub, "score")
+    need(sub, "essay_id")
     if sub.empty:
         raise Refused("Submission DataFrame should not be empty")
-    sub, ans = _sorted_ids_match(sub, ans, "essay_id")
+    sub, ans = sorted_ids_match(sub, ans, "essay_id")
     return skm.cohen_kappa_score(sub["score"].to_numpy(), ans["score"].to_numpy(), weights="quadratic")
 
 
@@ -778,7 +755,7 @@ def lmsys(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     """One-hot log loss over the three classes; ranges, then row sums rounded to 6 places equal to 1."""
     required = ["id", *LMSYS_CLASSES]
     for c in required:
-        _need(sub, c)
+        need(sub, c)
     if len(sub) != len(ans):
         raise Refused(f"Submission must have {len(ans)} rows, but has {len(sub)} rows.")
     probs = sub[LMSYS_CLASSES]
@@ -786,8 +763,88 @@ def lmsys(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
         raise Refused("All values in submission DataFrame must be between 0 and 1.")
     if not probs.sum(axis=1).round(6).eq(1).all():
         raise Refused("Each row in submission DataFrame must sum to 1.")
-    sub, ans = _sorted_ids_match(sub[required], ans[required], "id")
+    sub, ans = sorted_ids_match(sub[required], ans[required], "id")
     return _one_hot_log_loss(sub, ans, "id")
+
+
+
+JIGSAW_IDENTITIES = [
+    "male", "female", "homosexual_gay_or_lesbian", "christian", "jewish", "muslim", "black", "white",
+    "psychiatric_or_mental_illness",
+]
+BIAS_POWER, BIAS_WEIGHT = -5, 0.25  # the power mean over identities, and each of the four terms' weight
+
+
+def _binary(values: pd.Series) -> pd.Series:
+    """1 where ``x >= 0.5``, else 0, value by value (a blank is 0; text no score)."""
+    return values.apply(lambda x: 1 if x >= 0.5 else 0)
+
+
+def _auc_where(truth: pd.DataFrame, predicted: pd.DataFrame, rows: pd.Series) -> float:
+    """AUC on the answer rows ``rows`` and the submission rows with their ids (both sorted on id)."""
+    picked = truth[rows]
+    return skm.roc_auc_score(picked["toxicity"], predicted[predicted["id"].isin(picked["id"])]["toxicity"])
+
+
+def _bias_subsets(toxic: pd.Series, member: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """An identity's three subsets: its members (subgroup); its non-toxic members with the toxic
+    rest (BPSN, background positive subgroup negative); its toxic members with the non-toxic rest (BNSP)."""
+    return member, (~toxic & member) | (toxic & ~member), (toxic & member) | (~toxic & ~member)
+
+
+def jigsaw_bias(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Jigsaw's bias AUC on predictions and answers cut at 0.5 (so only the side of 0.5 counts):
+    0.25 x (overall AUC + the power -5 means over the nine identities of the subgroup, BPSN and
+    BNSP AUCs). No row count check (ids of another length fail numpy's comparison); a column named
+    ``toxicity`` stands in for ``prediction``; any subset with one class only is no score."""
+    need(sub, "id")
+    if "prediction" not in sub.columns and "toxicity" not in sub.columns:
+        raise Refused("Submission must have a `prediction` column")
+    sub, ans = sorted_ids_match(sub, ans, "id")
+    sub = sub.rename(columns={"prediction": "toxicity"})
+    sub = sub.assign(toxicity=_binary(sub["toxicity"]))
+    ans = ans.assign(toxicity=_binary(ans["toxicity"]), **{c: _binary(ans[c]) for c in JIGSAW_IDENTITIES})
+    toxic = ans["toxicity"] == 1
+    per_identity = [
+        [_auc_where(ans, sub, rows) for rows in _bias_subsets(toxic, ans[c] == 1)] for c in JIGSAW_IDENTITIES
+    ]
+    means = [
+        (sum(aucs[k] ** BIAS_POWER for aucs in per_identity) / len(JIGSAW_IDENTITIES)) ** (1 / BIAS_POWER)
+        for k in range(3)
+    ]
+    overall = skm.roc_auc_score(ans["toxicity"], sub["toxicity"])
+    return BIAS_WEIGHT * overall + sum(BIAS_WEIGHT * m for m in means)
+
+
+RSNA_2022_TARGETS = ["patient_overall", "C1", "C2", "C3", "C4", "C5", "C6", "C7"]
+RSNA_2022_WEIGHTS = {  # per target, for a negative and a positive answer
+    0: np.array([7, 1, 1, 1, 1, 1, 1, 1], dtype=np.float32),
+    1: np.array([14, 2, 2, 2, 2, 2, 2, 2], dtype=np.float32),
+}
+
+
+def _per_study(frame: pd.DataFrame) -> np.ndarray:
+    """The melted ``<study>_<target>`` rows back to one row per study, the targets in order."""
+    parts = frame["row_id"].str.split("_", n=1, expand=True)
+    wide = frame.assign(study=parts[0], target=parts[1]).pivot(index="study", columns="target", values="fractured")
+    return wide.sort_index()[RSNA_2022_TARGETS].to_numpy()
+
+
+def rsna_2022(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Weighted log loss per study (a positive answer weighs twice, patient_overall seven times a
+    vertebra), predictions clipped to [1e-15, 1 - 1e-15]. ``fractured`` within [0, 1] with no blank;
+    no row count check (ids of another length fail pandas' comparison)."""
+    need(sub, "row_id")
+    need(sub, "fractured")
+    if not sub["fractured"].between(0, 1).all():
+        raise Refused("Submission `fractured` values must be between 0 and 1.")
+    if sub["fractured"].isnull().any():
+        raise Refused("Submission `fractured` values must not be missing.")
+    sub, ans = sorted_ids_match(sub, ans, "row_id")
+    y_true, y_pred = _per_study(ans), np.clip(_per_study(sub), 1e-15, 1 - 1e-15)
+    loss = -(y_true * np.log(y_pred) + (1 - y_true) * np.log(1 - y_pred))
+    weights = y_true * RSNA_2022_WEIGHTS[1] + (1 - y_true) * RSNA_2022_WEIGHTS[0]
+    return np.mean(np.sum(loss * weights, axis=1) / weights.sum(axis=1))
 
 
 RULES: dict[str, Rule] = {
@@ -855,4 +912,7 @@ RULES: dict[str, Rule] = {
     "invasive-species-monitoring": Rule(auroc("name", "invasive"), "roc_auc", True),
     "text-normalization-challenge-english-language": Rule(text_normalization, "accuracy", True),
     "text-normalization-challenge-russian-language": Rule(text_normalization, "accuracy", True),
+    "jigsaw-unintended-bias-in-toxicity-classification": Rule(jigsaw_bias, "jigsaw_bias_auc", True),
+    "rsna-2022-cervical-spine-fracture-detection": Rule(rsna_2022, "weighted_log_loss", False),
+    **SEQUENCE_RULES,
 }
