@@ -73,6 +73,7 @@ class Comp:
     values: tuple[float, float] = (0.5, 30.0)  # the range of ``value`` answers (some grade.py check one)
     extra_by_column: bool = False  # answers-only column j holds extra_values[(i + j) % len] (else [i % len])
     answer_names: tuple[tuple[str, str], ...] = ()  # (submission column, its name in the answers) where they differ
+    odd_values: tuple[tuple[str, str], ...] = ()  # (case, value): more cases, the noisy file with one cell changed
 
 
 RANZCR = (
@@ -84,6 +85,16 @@ JIGSAW = ("toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate
 JIGSAW_IDENTITIES = (
     "male", "female", "homosexual_gay_or_lesbian", "christian", "jewish", "muslim", "black", "white",
     "psychiatric_or_mental_illness",
+)
+RLES = ("1 5 20 3", "10 8", "33 5 40 4", "3 2 30 12")  # run-length masks of small images, column-major
+RLE_ODDITIES = (  # one cell of the noisy submission each: what mle-bench's rle_decode refuses, ignores or clips
+    ("rle_unsorted", "20 3 5 2"), ("rle_overlap", "5 10 8 3"), ("rle_zero_length", "5 0"),
+    ("rle_past_end", "60 10"), ("rle_odd_count", "5 3 20"), ("rle_three_starts", "5 3 20 2 30"),
+    ("rle_float", "5.0 3"), ("rle_spaces", "   "),
+    ("rle_dash", "-"), ("rle_empty", ""),
+)
+UW_MADISON_IDS = tuple(  # 2 days x 4 slices x 3 organ classes: three rows per slice id
+    f"case7_day{20 + i // 12}_slice_{(i // 3) % 4 + 1:04d}" for i in range(24)
 )
 RSNA_2022_IDS = tuple(  # 3 studies x their 8 targets, as mle-bench melts them (N rows)
     f"1.2.826.0.1.3680043.{10000 + s}_{v}" for s in range(3)
@@ -238,6 +249,22 @@ COMPS: dict[str, Comp] = {
     ),
     "rsna-2022-cervical-spine-fracture-detection": Comp("row_id", ("fractured",), "proba", RSNA_2022_IDS,
                                                        answers="answers.csv"),
+    "hubmap-kidney-segmentation": Comp(
+        "id", ("predicted",), "label", "{h}", classes=RLES, answer_names=(("predicted", "encoding"),),
+        answer_extra=("width_pixels", "height_pixels"), extra_values=(8,), odd_values=RLE_ODDITIES,
+    ),
+    "google-research-identify-contrails-reduce-global-warming": Comp(
+        "record_id", ("encoded_pixels",), "label", "int", answers="answers.csv", classes=(*RLES[:3], "-"),
+        answer_extra=("height", "width"), extra_values=(8,), odd_values=RLE_ODDITIES,
+    ),
+    "vesuvius-challenge-ink-detection": Comp(
+        "Id", ("Predicted",), "label", "{h}", answers="inklabels_rle.csv", classes=RLES,
+        answer_extra=("width", "height"), extra_values=(8, 6), extra_by_column=True, odd_values=RLE_ODDITIES,
+    ),
+    "uw-madison-gi-tract-image-segmentation": Comp(
+        "id", ("predicted",), "label", UW_MADISON_IDS, classes=(*RLES, "", ""), sample_extra=("class",),
+        answer_extra=("image_height", "image_width"), extra_values=(8,), odd_values=RLE_ODDITIES,
+    ),
 }
 
 
@@ -288,7 +315,7 @@ def _answers(name: str) -> pd.DataFrame:
         out[c] = [comp.extra_values[(i + shift) % len(comp.extra_values)] for i in range(N)]
     frame = pd.DataFrame(out)
     if comp.sample_extra:  # detecting-insults: Insult, Date, Comment
-        frame = frame[[*comp.columns, *comp.sample_extra, comp.id_column]]
+        frame = frame[[*comp.columns, *comp.sample_extra, comp.id_column, *comp.answer_extra]]
     return frame
 
 
@@ -337,9 +364,12 @@ def _first_value_cell(sub: pd.DataFrame, comp: Comp, value) -> pd.DataFrame:
 
 
 def cases(name: str) -> dict[str, bytes]:
-    """Every case of :data:`CASES` for competition ``name``, as CSV bytes."""
-    comp = COMPS[name]
-    return edge_cases(_predictions(name, False), _predictions(name, True), comp, _rng(name, "cases"))
+    """Every case of :data:`CASES` for competition ``name``, and its ``odd_values`` cases, as CSV bytes."""
+    comp, noisy = COMPS[name], _predictions(name, True)
+    out = edge_cases(_predictions(name, False), noisy, comp, _rng(name, "cases"))
+    for case, value in comp.odd_values:
+        out[case] = _csv(_first_value_cell(noisy, comp, value))
+    return out
 
 
 def edge_cases(good: pd.DataFrame, noisy: pd.DataFrame, comp: Comp, rng: np.random.Generator) -> dict[str, bytes]:
