@@ -74,6 +74,7 @@ class Comp:
     extra_by_column: bool = False  # answers-only column j holds extra_values[(i + j) % len] (else [i % len])
     answer_names: tuple[tuple[str, str], ...] = ()  # (submission column, its name in the answers) where they differ
     odd_values: tuple[tuple[str, str], ...] = ()  # (case, value): more cases, the noisy file with one cell changed
+    answer_classes: tuple = ()  # what the answers hold for each of ``classes`` where a prediction reads otherwise
 
 
 RANZCR = (
@@ -92,6 +93,22 @@ RLE_ODDITIES = (  # one cell of the noisy submission each: what mle-bench's rle_
     ("rle_past_end", "60 10"), ("rle_odd_count", "5 3 20"), ("rle_three_starts", "5 3 20 2 30"),
     ("rle_float", "5.0 3"), ("rle_spaces", "   "),
     ("rle_dash", "-"), ("rle_empty", ""),
+)
+KUZUSHIJI_POINTS = ("U+003F 3 3 U+0041 22 22", "U+304A 50.5 60.5", "", "U+3042 5 5 U+3042 7 7")
+KUZUSHIJI_BOXES = ("U+003F 1 1 10 10 U+0041 20 20 5 5", "U+304A 45 55 10 10", "", "U+3042 0 0 10 10")
+KUZUSHIJI_ODDITIES = (
+    ("points_double_space", "U+003F 3 3  U+0041 22 22"), ("points_malformed", "U+003F 3"),
+    ("points_text_coordinate", "U+003F x 3"), ("points_on_edge", "U+003F 1 1"), ("points_exponent", "U+003F 3e0 3"),
+    ("points_trailing_space", "U+003F 3 3 "), ("points_empty", ""),
+)
+SIIM_BOXES = (
+    "negative 1 0 0 1 1", "opacity 0.9 10 10 50 50 opacity 0.6 60 60 90 90", "none 1 0 0 1 1", "typical 1 0 0 1 1",
+    "opacity 0.8 12 8 52 48",
+)
+SIIM_ODDITIES = (
+    ("boxes_short", "opacity 0.9 10 10 50"), ("boxes_text_confidence", "opacity high 10 10 50 50"),
+    ("boxes_empty", ""), ("boxes_spaces", "  opacity 0.9 10 10 50 50  "),
+    ("boxes_unknown_class", "pneumonia 0.9 10 10 50 50"), ("boxes_zero_area", "opacity 0.9 10 10 10 10"),
 )
 UW_MADISON_IDS = tuple(  # 2 days x 4 slices x 3 organ classes: three rows per slice id
     f"case7_day{20 + i // 12}_slice_{(i // 3) % 4 + 1:04d}" for i in range(24)
@@ -265,6 +282,13 @@ COMPS: dict[str, Comp] = {
         "id", ("predicted",), "label", UW_MADISON_IDS, classes=(*RLES, "", ""), sample_extra=("class",),
         answer_extra=("image_height", "image_width"), extra_values=(8,), odd_values=RLE_ODDITIES,
     ),
+    "kuzushiji-recognition": Comp(
+        "image_id", ("labels",), "label", "umgy{i:03d}-{h}", classes=KUZUSHIJI_POINTS, answer_classes=KUZUSHIJI_BOXES,
+        odd_values=KUZUSHIJI_ODDITIES,
+    ),
+    "siim-covid19-detection": Comp(
+        "id", ("PredictionString",), "label", "{h}_study", classes=SIIM_BOXES, odd_values=SIIM_ODDITIES,
+    ),
 }
 
 
@@ -284,7 +308,11 @@ def _ids(name: str, comp: Comp) -> list:
 def answers(name: str) -> pd.DataFrame:
     """The answers file: id, the prediction columns (named as the answers name them) and the
     answers-only columns."""
-    return _answers(name).rename(columns=dict(COMPS[name].answer_names))
+    comp, frame = COMPS[name], _answers(name)
+    if comp.answer_classes:
+        truth = dict(zip(comp.classes, comp.answer_classes))
+        frame[comp.columns[0]] = [truth[c] for c in frame[comp.columns[0]]]
+    return frame.rename(columns=dict(comp.answer_names))
 
 
 def _answers(name: str) -> pd.DataFrame:

@@ -15,8 +15,8 @@ order, any failing one still means no score; only the reason differs. Written he
 those files (nothing copied).
 
 :data:`RULES` maps a competition id to its :class:`Rule`, those of ``mlebench_sequences.py`` (texts
-and sequences: Jaccard, edit distances, orders) and ``mlebench_masks.py`` (run-length masks: Dice,
-F0.5, Hausdorff) included; the checks they share are in
+and sequences: Jaccard, edit distances, orders), ``mlebench_masks.py`` (run-length masks: Dice,
+F0.5, Hausdorff) and ``mlebench_boxes.py`` (boxes and points: F1, average precision) included; the checks they share are in
 ``mlebench_checks.py``. ``tests/mle/test_mlebench_differential.py`` compares every rule with
 mle-bench's own grade functions on edge cases.
 """
@@ -33,6 +33,7 @@ from sklearn import metrics as skm
 from sklearn.preprocessing import MultiLabelBinarizer
 
 from wmrl_envs.mle.metrics import mean_angular_error, trip_haversine_p50_p95
+from wmrl_envs.mle.mlebench_boxes import BOX_RULES
 from wmrl_envs.mle.mlebench_checks import Refused, Rule, need, sorted_ids_match
 from wmrl_envs.mle.mlebench_masks import MASK_RULES
 from wmrl_envs.mle.mlebench_sequences import SEQUENCE_RULES
@@ -918,4 +919,5 @@ RULES: dict[str, Rule] = {
     "rsna-2022-cervical-spine-fracture-detection": Rule(rsna_2022, "weighted_log_loss", False),
     **SEQUENCE_RULES,
     **MASK_RULES,
+    **BOX_RULES,
 }
