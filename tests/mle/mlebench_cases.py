@@ -282,6 +282,10 @@ COMPS: dict[str, Comp] = {
         "id", ("predicted",), "label", UW_MADISON_IDS, classes=(*RLES, "", ""), sample_extra=("class",),
         answer_extra=("image_height", "image_width"), extra_values=(8,), odd_values=RLE_ODDITIES,
     ),
+    "tgs-salt-identification-challenge": Comp(
+        "id", ("rle_mask",), "label", "{h}", classes=(*RLES[:2], "1 9000 9500 700", *RLES[2:], ""),
+        odd_values=RLE_ODDITIES,  # the third row's answer a mask of most of the image, the odd cells' row
+    ),
     "kuzushiji-recognition": Comp(
         "image_id", ("labels",), "label", "umgy{i:03d}-{h}", classes=KUZUSHIJI_POINTS, answer_classes=KUZUSHIJI_BOXES,
         odd_values=KUZUSHIJI_ODDITIES,

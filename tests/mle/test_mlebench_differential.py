@@ -7,9 +7,11 @@ score, which no medal or median compares with; wmrl refuses it). It was computed
 this repository, by importing ``mlebench.grade_helpers.Grader`` from an mle-bench checkout with
 the same pandas, scikit-learn and numpy as this one (the first 29 competitions in a throwaway
 virtual environment; the 27 added later with ``PYTHONPATH`` on a checkout extracted to /tmp and
-``py7zr``, which mle-bench imports only to unpack archives, stubbed; the 8 after those the same
+``py7zr``, which mle-bench imports only to unpack archives, stubbed; the 15 after those the same
 way, with ``Levenshtein``, which three of them import, installed to a folder outside the
-repository); no mle-bench code is here.
+repository; for tgs-salt-identification-challenge only, with ``DataFrame.applymap``, which its
+grade.py calls and pandas 3 removed, set to ``DataFrame.map``, as pandas 2 has it: without it
+mle-bench scores no tgs submission at all); no mle-bench code is here.
 This test grades the same files as the env does (``Task.grade``: wmrl's submission checks, then
 the grader) and compares: verdicts must match, scores within 1e-9.
 

@@ -1,5 +1,6 @@
 """mle-bench's grading rules for competitions scored on run-length encoded masks.
 
+tgs-salt-identification-challenge (mean over images of the IoU precision at 10 thresholds),
 hubmap-kidney-segmentation (mean Dice per image), google-research-identify-contrails-reduce-global-warming
 (one Dice over every pixel of the test set), vesuvius-challenge-ink-detection (mean F0.5 per
 fragment, rows matched by position) and uw-madison-gi-tract-image-segmentation (0.4 x Dice + 0.6 x
@@ -162,9 +163,49 @@ def uw_madison(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
     return float(UW_DICE_WEIGHT * dice_mean + UW_HAUSDORFF_WEIGHT * (1 - hausdorff_mean))
 
 
+TGS_SIZE = 101  # every tgs-salt image is 101 x 101
+TGS_COLUMNS = {"id", "rle_mask"}
+TGS_THRESHOLDS = np.arange(0.5, 1.0, 0.05)
+
+
+def _tgs_image_score(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """mle-bench's ``iou_metric`` of one image: 1 if both masks are empty, 0 for salt predicted on
+    an empty answer, else the share of the thresholds 0.5, 0.55, ..., 0.95 that the salt IoU
+    passes. The IoU is read off two-bin numpy histograms whose bins span each mask's own values,
+    so an empty (or full) prediction lands in the salt bin: a blank prediction scores the answer's
+    salt share of the image as its IoU (mle-bench's behaviour, kept)."""
+    if np.sum(truth) == 0:
+        return 1.0 if np.sum(predicted) == 0 else 0.0
+    both = np.histogram2d(truth.flatten(), predicted.flatten(), bins=(2, 2))[0]
+    union = np.histogram(truth, bins=2)[0][1] + np.histogram(predicted, bins=2)[0][1] - both[1, 1]
+    iou = both[1, 1] / (union if union != 0 else 1e-9)
+    return float(np.mean([1.0 if iou > t else 0.0 for t in TGS_THRESHOLDS]))
+
+
+def tgs_salt(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
+    """Mean over images of the IoU precision above. Exactly ``id`` and ``rle_mask``; the row
+    count; after a blank reads as ``""``, every cell text (a number id is not); ids equal once
+    sorted. mle-bench's grade.py checks the cells with ``DataFrame.applymap``, which pandas 3
+    removed, so mle-bench under pandas 3 scores no submission at all; this rule grades as it does
+    under pandas 2 (``applymap`` being ``map``), and so were its reference verdicts computed."""
+    assert set(ans.columns) == TGS_COLUMNS, f"answers need exactly {sorted(TGS_COLUMNS)}"
+    if set(sub.columns) != TGS_COLUMNS:
+        raise Refused(f"Submission must have exactly the columns id and rle_mask, got {list(sub.columns)}")
+    if len(sub) != len(ans):
+        raise Refused(f"Submission has {len(sub)} rows, the answers {len(ans)}")
+    sub, ans = sub.fillna(""), ans.fillna("")
+    if not sub.map(lambda cell: isinstance(cell, str)).to_numpy().all():
+        raise Refused("Every id and rle_mask of the submission must be text")
+    sub, ans = sorted_ids_match(sub, ans, "id")
+    predicted = [rle_mask(rle, TGS_SIZE, TGS_SIZE) for rle in sub["rle_mask"].to_numpy()]
+    truth = [rle_mask(rle, TGS_SIZE, TGS_SIZE) for rle in ans["rle_mask"].to_numpy()]
+    return float(np.mean([_tgs_image_score(t, p) for t, p in zip(truth, predicted)]))
+
+
 MASK_RULES: dict[str, Rule] = {
     "hubmap-kidney-segmentation": Rule(hubmap, "dice", True),
     "google-research-identify-contrails-reduce-global-warming": Rule(contrails, "global_dice", True),
     "vesuvius-challenge-ink-detection": Rule(vesuvius, "f0.5", True),
     "uw-madison-gi-tract-image-segmentation": Rule(uw_madison, "dice_hausdorff", True),
+    "tgs-salt-identification-challenge": Rule(tgs_salt, "map_iou", True),
 }
