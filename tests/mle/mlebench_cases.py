@@ -75,6 +75,7 @@ class Comp:
     answer_names: tuple[tuple[str, str], ...] = ()  # (submission column, its name in the answers) where they differ
     odd_values: tuple[tuple[str, str], ...] = ()  # (case, value): more cases, the noisy file with one cell changed
     answer_classes: tuple = ()  # what the answers hold for each of ``classes`` where a prediction reads otherwise
+    box_rows: bool = False  # the answers hold a row per box of the "class conf x0 y0 x1 y1 ..." predictions (vinbigdata)
 
 
 RANZCR = (
@@ -109,6 +110,13 @@ SIIM_ODDITIES = (
     ("boxes_short", "opacity 0.9 10 10 50"), ("boxes_text_confidence", "opacity high 10 10 50 50"),
     ("boxes_empty", ""), ("boxes_spaces", "  opacity 0.9 10 10 50 50  "),
     ("boxes_unknown_class", "pneumonia 0.9 10 10 50 50"), ("boxes_zero_area", "opacity 0.9 10 10 10 10"),
+)
+VINBIGDATA_BOXES = ("14 1.0 0 0 1 1", "0 1.0 100 120 300 340 3 1.0 50 60 150 200", "7 1.0 10 10 60 80",
+                    "0 1.0 400 400 500 520")
+VINBIGDATA_ODDITIES = (
+    ("boxes_double_space", "7 1.0 10 10  60 80"), ("boxes_short", "7 1.0 10 10 60"), ("boxes_nan", "7 nan 10 10 60 80"),
+    ("boxes_float_class", "7.9 1.0 10 10 60 80"), ("boxes_unknown_class", "9 1.0 10 10 60 80"), ("boxes_empty", ""),
+    ("boxes_two_weak", "7 0.3 12 12 62 82 7 0.2 10 10 60 80"),
 )
 UW_MADISON_IDS = tuple(  # 2 days x 4 slices x 3 organ classes: three rows per slice id
     f"case7_day{20 + i // 12}_slice_{(i // 3) % 4 + 1:04d}" for i in range(24)
@@ -290,6 +298,10 @@ COMPS: dict[str, Comp] = {
         "image_id", ("labels",), "label", "umgy{i:03d}-{h}", classes=KUZUSHIJI_POINTS, answer_classes=KUZUSHIJI_BOXES,
         odd_values=KUZUSHIJI_ODDITIES,
     ),
+    "vinbigdata-chest-xray-abnormalities-detection": Comp(
+        "image_id", ("PredictionString",), "label", "{h}", answers="answers.csv", classes=VINBIGDATA_BOXES,
+        box_rows=True, odd_values=VINBIGDATA_ODDITIES,
+    ),
     "siim-covid19-detection": Comp(
         "id", ("PredictionString",), "label", "{h}_study", classes=SIIM_BOXES, odd_values=SIIM_ODDITIES,
     ),
@@ -316,7 +328,20 @@ def answers(name: str) -> pd.DataFrame:
     if comp.answer_classes:
         truth = dict(zip(comp.classes, comp.answer_classes))
         frame[comp.columns[0]] = [truth[c] for c in frame[comp.columns[0]]]
-    return frame.rename(columns=dict(comp.answer_names))
+    frame = frame.rename(columns=dict(comp.answer_names))
+    return _box_rows(frame, comp) if comp.box_rows else frame
+
+
+def _box_rows(frame: pd.DataFrame, comp: Comp) -> pd.DataFrame:
+    """vinbigdata's answers: a row per box (image_id, class_id, class_name, rad_id, x_min, y_min, x_max, y_max)."""
+    rows = []
+    for image, boxes in zip(frame[comp.id_column], frame[comp.columns[0]]):
+        fields = boxes.split()
+        for k in range(0, len(fields), 6):
+            c, _, *xy = fields[k : k + 6]
+            rows.append({comp.id_column: image, "class_id": int(c), "class_name": f"finding {c}", "rad_id": "R9",
+                         **dict(zip(("x_min", "y_min", "x_max", "y_max"), map(float, xy)))})
+    return pd.DataFrame(rows)
 
 
 def _answers(name: str) -> pd.DataFrame:

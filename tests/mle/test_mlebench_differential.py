@@ -10,8 +10,10 @@ virtual environment; the 27 added later with ``PYTHONPATH`` on a checkout extrac
 ``py7zr``, which mle-bench imports only to unpack archives, stubbed; the 15 after those the same
 way, with ``Levenshtein``, which three of them import, installed to a folder outside the
 repository; for tgs-salt-identification-challenge only, with ``DataFrame.applymap``, which its
-grade.py calls and pandas 3 removed, set to ``DataFrame.map``, as pandas 2 has it: without it
-mle-bench scores no tgs submission at all); no mle-bench code is here.
+grade.py calls and pandas 3 removed, set to ``DataFrame.map``, as pandas 2 has it, and for
+vinbigdata-chest-xray-abnormalities-detection only, with ``pycocotools`` installed beside
+``Levenshtein`` and ``int()`` of its ``np.where(...)[0]`` allowed for one element, as numpy before
+2.4 had it: without these mle-bench scores no submission of either); no mle-bench code is here.
 This test grades the same files as the env does (``Task.grade``: wmrl's submission checks, then
 the grader) and compares: verdicts must match, scores within 1e-9.
 

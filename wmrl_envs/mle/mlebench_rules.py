@@ -16,7 +16,8 @@ those files (nothing copied).
 
 :data:`RULES` maps a competition id to its :class:`Rule`, those of ``mlebench_sequences.py`` (texts
 and sequences: Jaccard, edit distances, orders), ``mlebench_masks.py`` (run-length masks: Dice,
-F0.5, Hausdorff) and ``mlebench_boxes.py`` (boxes and points: F1, average precision) included; the checks they share are in
+F0.5, Hausdorff), ``mlebench_boxes.py`` (boxes and points: F1, average precision) and
+``mlebench_coco.py`` (vinbigdata's pycocotools evaluation) included; the checks they share are in
 ``mlebench_checks.py``. ``tests/mle/test_mlebench_differential.py`` compares every rule with
 mle-bench's own grade functions on edge cases.
 """
@@ -35,6 +36,7 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from wmrl_envs.mle.metrics import mean_angular_error, trip_haversine_p50_p95
 from wmrl_envs.mle.mlebench_boxes import BOX_RULES
 from wmrl_envs.mle.mlebench_checks import Refused, Rule, need, sorted_ids_match
+from wmrl_envs.mle.mlebench_coco import COCO_RULES
 from wmrl_envs.mle.mlebench_masks import MASK_RULES
 from wmrl_envs.mle.mlebench_sequences import SEQUENCE_RULES
 
@@ -920,4 +922,5 @@ RULES: dict[str, Rule] = {
     **SEQUENCE_RULES,
     **MASK_RULES,
     **BOX_RULES,
+    **COCO_RULES,
 }
