@@ -44,6 +44,7 @@ from wmrl_agents.pool import PoolPolicy, choice_of, uniform_pool  # noqa: E402
 from wmrl_agents.stats import fmt, interval, paired  # noqa: E402
 from wmrl_envs.mixing import MixingConfig  # noqa: E402
 from wmrl_envs.replay import OutcomeStore, action_key, task_key  # noqa: E402
+from wmrl_envs.settings import parse_bool, parse_settings  # noqa: E402
 
 ENV_ID = "WMRL/MLEDojo-v0"
 LIMITS = program_limits(20.0)  # the same per-program cap as `wmrl compare`
@@ -136,16 +137,8 @@ def mixing_config(spec: str) -> MixingConfig | None:
     """``"k=v,..."`` as a ``MixingConfig`` (None for ""): each value is parsed as its field's type."""
     if not spec.strip():
         return None
-    types = {f.name: type(f.default) for f in fields(MixingConfig)}
-    values: dict[str, object] = {}
-    for item in spec.split(","):
-        name, sep, raw = item.partition("=")
-        name = name.strip()
-        if not sep or name not in types:
-            raise ValueError(f"{item!r} is not NAME=VALUE with NAME a MixingConfig field ({', '.join(types)})")
-        kind = types[name]
-        values[name] = raw.strip().lower() in ("1", "true", "yes") if kind is bool else kind(raw.strip())
-    return MixingConfig.make(None, **values)
+    types = {f.name: parse_bool if isinstance(f.default, bool) else type(f.default) for f in fields(MixingConfig)}
+    return MixingConfig.make(None, **parse_settings(spec, types, "--mixing (MixingConfig fields)"))
 
 
 def _rows(config: str, res: dict, arms: list[str]) -> list[dict]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from wmrl_envs.settings import parse_settings
 from wmrl_envs.world_models.base import WorldModel
 
 SPECS = ("static | learned | proxy[:rows=N,board=proxy|task|none,held_fraction=F,seed=S,memo=on|off,time_share=F] "
@@ -18,17 +19,7 @@ _PROXY_SETTINGS: dict[str, type] = {"rows": int, "board": str, "held_fraction": 
 
 def proxy_settings(spec: str, text: str) -> dict[str, Any]:
     """``k=v,...`` of a proxy spec as keyword arguments, or a one-line ``ValueError``."""
-    out: dict[str, Any] = {}
-    for item in filter(None, text.split(",")):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or key not in _PROXY_SETTINGS:
-            raise ValueError(f"unknown setting {item!r} in world model {spec!r}; the proxy takes "
-                             f"{', '.join(k + '=' for k in _PROXY_SETTINGS)} (e.g. proxy:rows=500,board=task)")
-        try:
-            out[key] = _PROXY_SETTINGS[key](value.strip())
-        except ValueError:
-            raise ValueError(f"{key}={value!r} in world model {spec!r} is not a {_PROXY_SETTINGS[key].__name__}") from None
+    out = parse_settings(text, _PROXY_SETTINGS, f"world model {spec!r}", "the proxy", "proxy:rows=500,board=task")
     if out.get("memo", "on") not in ("on", "off"):
         raise ValueError(f"memo={out['memo']!r} in world model {spec!r}: use memo=on or memo=off")
     return out
