@@ -118,6 +118,17 @@ VINBIGDATA_ODDITIES = (
     ("boxes_float_class", "7.9 1.0 10 10 60 80"), ("boxes_unknown_class", "9 1.0 10 10 60 80"), ("boxes_empty", ""),
     ("boxes_two_weak", "7 0.3 12 12 62 82 7 0.2 10 10 60 80"),
 )
+LYFT_OBJECTS = (  # a sample's "confidence x y z width length height yaw class" objects
+    "1.0 10 10 1 2 4.5 1.6 0.3 car 1.0 20 5 1 2.5 10 3 -1.2 bus", "1.0 5 5 0.5 1.8 4.2 1.5 2.9 car",
+    "1.0 30 30 2 3 12 4 0.0 truck 1.0 33 28 2 0.8 0.8 1.8 1.57 pedestrian", "1.0 12 15 1 2 4.5 1.6 0.35 car",
+)
+LYFT_ODDITIES = (  # the odd row's answer is the truck and the pedestrian
+    ("objects_short", "1.0 30 30 2 3 12 4 0.0"), ("objects_negative_size_unscored", "1.0 5 5 0.5 -1.8 4.2 1.5 2.9 car"),
+    ("objects_negative_size", "1.0 30 30 2 -3 12 4 0.0 truck"), ("objects_nan", "nan 30 30 2 3 12 4 0.0 truck"),
+    ("objects_unknown_class", "0.9 30 30 2 3 12 4 0.0 tram"), ("objects_spaces", "   "),
+    ("objects_double_space", "1.0 30 30 2 3 12 4 0.0  truck"), ("objects_empty", ""),
+    ("objects_shifted", "0.7 30.5 30.4 2 3 12 4 0.05 truck 0.9 29 31 2 3 12 4 0.2 truck"),
+)
 UW_MADISON_IDS = tuple(  # 2 days x 4 slices x 3 organ classes: three rows per slice id
     f"case7_day{20 + i // 12}_slice_{(i // 3) % 4 + 1:04d}" for i in range(24)
 )
@@ -301,6 +312,9 @@ COMPS: dict[str, Comp] = {
     "vinbigdata-chest-xray-abnormalities-detection": Comp(
         "image_id", ("PredictionString",), "label", "{h}", answers="answers.csv", classes=VINBIGDATA_BOXES,
         box_rows=True, odd_values=VINBIGDATA_ODDITIES,
+    ),
+    "3d-object-detection-for-autonomous-vehicles": Comp(
+        "Id", ("PredictionString",), "label", "{h}{h}", classes=LYFT_OBJECTS, odd_values=LYFT_ODDITIES,
     ),
     "siim-covid19-detection": Comp(
         "id", ("PredictionString",), "label", "{h}_study", classes=SIIM_BOXES, odd_values=SIIM_ODDITIES,
