@@ -72,3 +72,22 @@ def test_wmrl_tasks_says_mlebench_rules_grade_the_covered_competitions(tmp_path,
     assert main(["tasks", "--suite", str(root)]) == 0
     line = next(row for row in capsys.readouterr().out.splitlines() if row.startswith("spaceship-titanic"))
     assert "graded by mle-bench's rules (wmrl's copy of its grade.py), benchmark-exact" in line
+
+
+def test_wmrl_tasks_says_what_a_rule_follows_and_what_cannot_be_graded(tmp_path, capsys):
+    """tgs-salt's rule follows mle-bench under pandas 2 (under pandas 3 its grade.py scores
+    nothing), and tensorflow2-question-answering, whose answers are JSON lines, is refused with why."""
+    import shutil
+
+    from wmrl_envs.cli import main
+
+    root = C.build(tmp_path / "suite", ["spaceship-titanic", "tgs-salt-identification-challenge"])
+    shutil.copytree(root / "spaceship-titanic", root / "tensorflow2-question-answering")
+    config = root / "tensorflow2-question-answering" / "config.yaml"
+    config.write_text(config.read_text().replace("spaceship-titanic", "tensorflow2-question-answering"))
+    assert main(["tasks", "--suite", str(root)]) == 0
+    out = capsys.readouterr().out
+    tgs = next(row for row in out.splitlines() if row.startswith("tgs-salt-identification-challenge"))
+    assert "benchmark-exact (as mle-bench grades under pandas 2; under pandas 3 its grade.py scores nothing)" in tgs
+    tf2 = next(row for row in out.splitlines() if "tensorflow2-question-answering:" in row)
+    assert "not gradable as mle-bench grades it" in tf2 and "JSON lines" in tf2

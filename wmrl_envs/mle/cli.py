@@ -53,7 +53,8 @@ def _grader(task) -> str:
     if isinstance(task.grader, MLEBenchCheckout):
         return "mle-bench's checkout"
     if isinstance(task.grader, MLEBenchRules):
-        return "mle-bench's rules (wmrl's copy of its grade.py), benchmark-exact"
+        note = f" ({task.grader.rule.note})" if task.grader.rule.note else ""
+        return f"mle-bench's rules (wmrl's copy of its grade.py), benchmark-exact{note}"
     if task.suite == "mle-bench" and isinstance(task.grader, RegistryScore):
         return "the registry standing in for mle-bench (MLE-Dojo's metric, not mle-bench's grade.py: an approximation)"
     if isinstance(task.grader, DSBenchScript):

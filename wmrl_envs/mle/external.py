@@ -11,8 +11,10 @@ stopping the others. How a task is graded, first rule that applies:
 3. MLE-bench: the competition's grade function from an mle-bench checkout (``mlebench=PATH`` or
    ``$MLEBENCH_HOME``, with a checkout's layout; ``mlebench_graders.MLEBenchCheckout``), else
    wmrl's copy of its ``grade.py`` rules where there is one (``mlebench_rules.RULES``), scores
-   rounded to 5 places as mle-bench reports them. Other MLE-bench competitions fall through to
-   the rules below (the registry stands in for mle-bench: ``wmrl tasks`` says so).
+   rounded to 5 places as mle-bench reports them. A competition in
+   ``mlebench_rules.NOT_REPRODUCED`` is not gradable, with the reason; other MLE-bench
+   competitions fall through to the rules below (the registry stands in for mle-bench: ``wmrl
+   tasks`` says so).
 4. MLE-Dojo and MLE-bench with an MLE-Dojo checkout (``mledojo=PATH`` or ``$MLEDOJO_HOME``,
    with a checkout's layout; an importable ``mledojo`` is never one): the competition's own metric class
    (``graders.MLEDojoMetric``).
@@ -37,6 +39,7 @@ from wmrl_envs.mle.layouts import TaskSource, find_tasks, zipped_csvs
 from wmrl_envs.mle.metrics import METRICS, Metric, get_metric
 from wmrl_envs.mle.mlebench_graders import MLEBenchCheckout, MLEBenchRules
 from wmrl_envs.mle.mlebench_graders import checkout_root as mlebench_root
+from wmrl_envs.mle.mlebench_rules import NOT_REPRODUCED as MLEBENCH_NOT_REPRODUCED
 from wmrl_envs.mle.mlebench_rules import RULES as MLEBENCH_RULES
 from wmrl_envs.mle.registry import load_registry
 from wmrl_envs.mle.task import Task
@@ -179,6 +182,8 @@ def _grading(src: TaskSource, metrics: dict, checkouts: _Checkouts, align: str, 
         )
         metric = _named_metric(guess, higher, title)
         return metric, DSBenchScript(src.eval_script, src.answers, src.id, align, id_column), refs
+    if src.layout == "mle-bench" and src.id in MLEBENCH_NOT_REPRODUCED:
+        raise ValueError(f"not gradable as mle-bench grades it: {MLEBENCH_NOT_REPRODUCED[src.id]}")
     if src.layout == "mle-bench" and (checkouts.mlebench is not None or src.id in MLEBENCH_RULES):
         return _mlebench_grading(src, checkouts.mlebench)
     checkout = checkouts.mledojo

@@ -23,6 +23,7 @@ class Rule:
     grade: Callable[[pd.DataFrame, pd.DataFrame], float]
     metric: str  # the wmrl metric the score is (shown to the agent; never used to grade)
     higher_is_better: bool
+    note: str = ""  # what a user should know of the exactness (``wmrl tasks`` shows it)
 
 
 def need(frame: pd.DataFrame, column: str, what: str = "Submission") -> None:

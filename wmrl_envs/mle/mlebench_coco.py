@@ -173,5 +173,7 @@ def vinbigdata(sub: pd.DataFrame, ans: pd.DataFrame) -> float:
 
 
 COCO_RULES: dict[str, Rule] = {
-    "vinbigdata-chest-xray-abnormalities-detection": Rule(vinbigdata, "map_iou_0.4", True),
+    "vinbigdata-chest-xray-abnormalities-detection": Rule(
+        vinbigdata, "map_iou_0.4", True, "as mle-bench grades under numpy < 2.4; under 2.4 its grade.py scores nothing"
+    ),
 }

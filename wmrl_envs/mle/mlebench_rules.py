@@ -924,3 +924,14 @@ RULES: dict[str, Rule] = {
     **BOX_RULES,
     **COCO_RULES,
 }
+
+
+NOT_REPRODUCED: dict[str, str] = {  # mle-bench competitions wmrl cannot grade as mle-bench does, and why
+    "tensorflow2-question-answering": (
+        "its answers are annotated examples in JSON lines (prepared/private/test.jsonl), which mle-bench's "
+        "grade.py reads as a list of dicts against two submission rows (long and short answer) per example, "
+        "while wmrl reads an MLE-bench task's answers as a CSV of one row per submission row (row counts, "
+        "validation splits); neither wmrl's rules nor an mle-bench checkout can grade it here"
+    ),
+}
+
