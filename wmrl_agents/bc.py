@@ -3,7 +3,9 @@ on expert demonstrations (:mod:`wmrl_agents.demos`) and then trainable by ``wmrl
 
 Input: the state observation, standardised with the demonstrations' mean and std, followed by a
 one-hot of the libero_10 task index (``info["task_id"]``). Output: ``N(mlp(x), diag(exp(log_std))^2)``;
-``fit`` trains the mean, the learnable log-std starts at ``init_log_std``. ``update`` is the same
+``fit`` trains the mean, the learnable log-std starts at ``init_log_std``. With action chunks,
+``sample`` draws around the temporally ensembled mean, the same action ``act`` takes, so GRPO's
+episodes explore around the policy that is scored. ``update`` is the same
 policy-gradient step as :class:`wmrl_agents.gaussian.GaussianPolicy`: one Adam step on
 ``-(1/N) sum_i A_i * mean_t log pi(a_t | x_t)``.
 
@@ -16,6 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from wmrl_envs.fitting import fit_minibatches
 
 DEFAULT_TASKS = 10
 
@@ -43,7 +47,8 @@ class BCPolicy:
         chunk: actions predicted per step (action chunking). With ``chunk > 1`` ``fit`` learns the
             next ``chunk`` actions of the episode and ``act`` averages every prediction made for the
             current step by the last ``chunk`` calls (temporal ensembling; call :meth:`reset` at each
-            episode's start); ``mean`` (the Gaussian head that GRPO trains) is the first action.
+            episode's start), and so does ``sample`` (it records the window of features averaged
+            into each action, which ``log_prob`` differentiates through).
     """
 
     def __init__(
@@ -74,7 +79,7 @@ class BCPolicy:
         layers.append(nn.Linear(width, act_dim * chunk))
         self.net = nn.Sequential(*layers)  # all chunk actions
         self.mean = self.net if chunk == 1 else nn.Sequential(self.net, _first(act_dim))
-        self._pending: list[tuple[np.ndarray, int]] = []  # (predicted chunk, its age in steps)
+        self._pending: list[tuple[np.ndarray, int, np.ndarray]] = []  # (predicted chunk, its age, features)
         self.log_std = nn.Parameter(torch.full((act_dim,), float(init_log_std)))
         self.obs_mean = np.zeros(obs_dim, dtype=np.float32)
         self.obs_std = np.ones(obs_dim, dtype=np.float32)
@@ -133,21 +138,8 @@ class BCPolicy:
         self.obs_std = np.maximum(obs.std(0), 1e-3).astype(np.float32)
         x = torch.from_numpy(self.features(obs, task))
         y = torch.from_numpy(chunk_targets(actions, self.chunk, episode_start))
-        optimizer = torch.optim.AdamW(self.net.parameters(), lr=lr, weight_decay=weight_decay)
-        generator = torch.Generator().manual_seed(seed)
-        history = []
-        for _ in range(epochs):
-            order = torch.randperm(len(x), generator=generator)
-            total = 0.0
-            for i in range(0, len(x), batch_size):
-                idx = order[i : i + batch_size]
-                loss = ((self.net(x[idx]) - y[idx]) ** 2).mean()
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                total += loss.item() * len(idx)
-            history.append(total / len(x))
-        return history
+        return fit_minibatches(self.net, lambda rows: ((self.net(x[rows]) - y[rows]) ** 2).mean(), len(x), epochs,
+                               batch_size, lr, weight_decay, seed)
 
     # -- acting ------------------------------------------------------------------------------
     def _mean(self, x: np.ndarray) -> np.ndarray:
@@ -162,13 +154,25 @@ class BCPolicy:
         x = self.features(_flat(obs, self.obs_key), task)
         if self.chunk == 1:
             return self._mean(x)
+        return self._ensemble(x)
+
+    def _ensemble(self, x: np.ndarray) -> np.ndarray:
+        """Predict ``x``'s chunk, age the pending ones, and average this step's predictions."""
         import torch
 
         with torch.no_grad():
             predicted = self.net(torch.from_numpy(x)).numpy().reshape(self.chunk, self.act_dim)
-        self._pending = [(c, age + 1) for c, age in self._pending if age + 1 < self.chunk]
-        self._pending.append((predicted, 0))
-        return np.mean([c[age] for c, age in self._pending], axis=0)
+        self._pending = [(c, age + 1, f) for c, age, f in self._pending if age + 1 < self.chunk]
+        self._pending.append((predicted, 0, x))
+        return np.mean([c[age] for c, age, _ in self._pending], axis=0)
+
+    def _window(self) -> np.ndarray:
+        """(chunk, features + 1): row ``j`` holds the features of the step whose chunk predicted this
+        step's action ``j`` steps ago, and a last column 1 where that step exists (0 early on)."""
+        window = np.zeros((self.chunk, self.obs_dim + self.n_tasks + 1), dtype=np.float32)
+        for _, age, features in self._pending:
+            window[age, :-1], window[age, -1] = features, 1.0
+        return window
 
     def reset(self) -> None:
         """Forget the chunks predicted in the last episode (call at each episode's start)."""
@@ -178,15 +182,32 @@ class BCPolicy:
         from wmrl_agents.gaussian import gaussian_action
 
         x = self.features(_flat(obs, self.obs_key), self.task_of(info))
-        action = gaussian_action(self._mean(x), self.log_std, rng)
-        return action, (x, action)
+        if self.chunk == 1:
+            action = gaussian_action(self._mean(x), self.log_std, rng)
+            return action, (x, action)
+        action = gaussian_action(self._ensemble(x), self.log_std, rng)
+        return action, (self._window(), action)
 
     # -- policy gradient ---------------------------------------------------------------------
     def log_prob(self, x: np.ndarray, actions: np.ndarray) -> Any:
-        """Per-step log-likelihood (a torch tensor) of ``actions`` (n, act_dim) at features ``x``."""
+        """Per-step log-likelihood (a torch tensor) of ``actions`` (n, act_dim) at features ``x``
+        (n, features), or, with ``chunk > 1``, at the ensembled mean of windows ``x`` (n, chunk,
+        features + 1) as :meth:`sample` records them: the gradient reaches every prediction that
+        was averaged into the executed action."""
+        import torch
+
         from wmrl_agents.gaussian import normal_log_prob
 
-        return normal_log_prob(self.mean, self.log_std, x, actions)
+        if x.ndim == 2:
+            return normal_log_prob(self.mean, self.log_std, x, actions)
+        window = torch.from_numpy(x)
+        n, chunk = x.shape[0], self.chunk
+        predicted = self.net(window[..., :-1]).reshape(n, chunk, chunk, self.act_dim)
+        ages = torch.arange(chunk)
+        valid = window[..., -1:]  # (n, chunk, 1)
+        mean = (predicted[:, ages, ages] * valid).sum(1) / valid.sum(1)
+        dist = torch.distributions.Normal(mean, self.log_std.exp())
+        return dist.log_prob(torch.from_numpy(actions)).sum(-1)
 
     def update(self, records: Sequence[Sequence[tuple]], advantages: np.ndarray) -> dict:
         """One policy-gradient step (``wmrl_agents.gaussian.reinforce_step``) from the BC start."""

@@ -69,8 +69,8 @@ class CompareConfig:
     world_model: str | None = option(
         None, "the WMRL arms' world model: static (default), learned (fits on the anchor pairs), "
         "proxy[:rows=N,board=proxy|task] (runs each distinct program once on a split of the public train file; "
-        f"costs a sandbox run), or an LLM spec as in `wmrl predict`; {LIBERO}: predicate (default) or "
-        "robometer:PATH", metavar="SPEC")
+        f"costs a sandbox run), or an LLM spec as in `wmrl predict`; {LIBERO}: predicate (default), "
+        "learned-progress:PATH (python -m wmrl_agents.progress_fit) or robometer:PATH", metavar="SPEC")
     anchor_rate: float = option(_MIXING["anchor_rate"], "share of groups the WMRL arms execute for real (with "
                                 "--adaptive: the starting rate)", metavar="R")
     adaptive: bool = option(False, "let the exploitation monitor move the anchor rate between --min-rate and --max-rate")
@@ -87,6 +87,8 @@ class CompareConfig:
     max_steps: int = option(400, "the env's episode length", group=LIBERO, metavar="N")
     eval_inits: int = option(3, "held-out init states per task scored at every checkpoint", group=LIBERO, metavar="N")
     bc_epochs: int = option(100, "behaviour-cloning epochs of the SFT policy", group=LIBERO, metavar="N")
+    policy_lr: float | None = option(None, "Adam learning rate of every arm's GRPO policy updates (default: the agent's; "
+                                     "bc 1e-5)", group=LIBERO, metavar="LR")
     quiet: bool = option(False, "no progress bars")
 
     def __post_init__(self) -> None:
@@ -100,6 +102,7 @@ class CompareConfig:
         _require(self.normalize in ("none", "group"), "normalize", f"must be none or group, got {self.normalize!r}")
         for name in ("workers", "wm_horizon", "max_steps", "eval_inits", "bc_epochs"):
             _require(getattr(self, name) >= 1, name, f"must be at least 1, got {getattr(self, name)}")
+        _require(self.policy_lr is None or self.policy_lr > 0, "policy_lr", f"must be positive, got {self.policy_lr}")
         if self.text:
             program_limits(self.time_limit)  # raises on a bad --time-limit
         if self.agent == "llm" and not self.model:
@@ -164,7 +167,7 @@ class CompareConfig:
 
             return LiberoWorld(tasks=r.tasks, agent=r.agent, demos=r.demos, world_model=r.world_model,  # type: ignore[arg-type]
                                wm_horizon=r.wm_horizon, max_steps=r.max_steps, eval_inits=r.eval_inits,
-                               bc_epochs=r.bc_epochs, progress=not r.quiet)
+                               bc_epochs=r.bc_epochs, policy_lr=r.policy_lr, progress=not r.quiet)
         from wmrl_agents.compare_text import TextWorld
 
         agent: Any = r.agent

@@ -14,6 +14,7 @@ seconds, world-model seconds and policy-update seconds, the same for every arm.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,14 +30,19 @@ from wmrl_envs.mixing import MixingState
 ENV_ID = "WMRL/LIBERO-Long-v0"
 AGENTS = ("bc", "gaussian", "vla:PATH")
 STATE_DIM = 151
-# A real LIBERO episode simulates ~5 s on a CPU core: 8 updates of 2 groups of 4 keep one seed of
-# all four arms near a quarter of an hour on 2 cores.
-BUDGET = {"updates": 8, "group_size": 4, "groups_per_update": 2, "eval_every": 4}
+# A real LIBERO episode simulates ~5 s on a CPU core. Groups of 8: at the SFT policy's success
+# rates (0.2-0.6 on the default tasks) a group of 4 is often all-fail or all-success, which gives
+# real GRPO no gradient at all (docs/embodied.md).
+BUDGET = {"updates": 8, "group_size": 8, "groups_per_update": 2, "eval_every": 4}
 
 
 class TrainInitStates(gym.Wrapper):
-    """Resets start from a *train* init state of the task (drawn from the reset seed), so training
-    never sees a held-out one."""
+    """Resets start from a *train* init state of the task, so training never sees a held-out one.
+
+    The state is drawn from the GRPO group key (``options["group"]``) when there is one, so every
+    episode of a group starts from the same state, as every completion of a GRPO group answers the
+    same prompt: the group's advantages then compare actions, not easy starts with hard ones.
+    Without a group key the reset seed draws it."""
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         options = dict(options or {})
@@ -46,13 +52,17 @@ class TrainInitStates(gym.Wrapper):
             from wmrl_envs.embodied.libero_env import resolve_task
 
             train, _ = split_init_states(resolve_task(options["task_id"]))
-            options["init_state"] = train[int(np.random.default_rng(seed).integers(len(train)))]
+            group = options.get("group")
+            key = seed if group is None else zlib.crc32(str(group).encode())
+            options["init_state"] = train[int(np.random.default_rng(key).integers(len(train)))]
         return self.env.reset(seed=seed, options=options)
 
 
 def progress_model(spec: Any):
-    """``predicate`` (goal atoms), ``robometer:PATH`` (a local Robometer checkpoint), or a progress
-    world model itself."""
+    """``predicate`` (goal atoms), ``learned-progress:PATH`` (a progress model trained here,
+    ``python -m wmrl_agents.progress_fit``), ``robometer:PATH`` (a local Robometer checkpoint), or
+    a progress world model itself."""
+    from wmrl_envs.world_models.learned_progress import LearnedProgress
     from wmrl_envs.world_models.progress import PredicateProgress, RobometerProgress
 
     if not isinstance(spec, str):
@@ -64,16 +74,24 @@ def progress_model(spec: Any):
         return PredicateProgress()
     if kind == "robometer" and path:
         return RobometerProgress(path)
-    raise ValueError(f"unknown progress world model {spec!r}; use predicate or robometer:PATH")
+    if kind == "learned-progress" and path:
+        return LearnedProgress(path)
+    raise ValueError(f"unknown progress world model {spec!r}; use predicate, learned-progress:PATH or robometer:PATH")
 
 
 def _check_progress(spec: Any) -> None:
-    """``progress_model``'s checks without loading a checkpoint."""
+    """``progress_model``'s checks without loading a Robometer checkpoint; a progress model whose
+    state size is not the env's is refused here, before any simulation."""
     kind, _, path = spec.partition(":") if isinstance(spec, str) else ("", "", "")
     if kind == "robometer" and path and not Path(path).is_dir():
         raise ValueError(f"Robometer checkpoint folder {path!r} does not exist: pass a local path")
-    if not (kind == "robometer" and path):
-        progress_model(spec)
+    if kind == "robometer" and path:
+        return
+    model = progress_model(spec)
+    obs_dim = getattr(model, "obs_dim", STATE_DIM)
+    if obs_dim != STATE_DIM:
+        raise ValueError(f"the progress model takes {obs_dim}-D states, {ENV_ID} gives {STATE_DIM}: "
+                         "it was trained on another env")
 
 
 def _episodes_of(demos: Demos, tasks: Sequence[int]) -> tuple[np.ndarray, ...]:
@@ -108,14 +126,17 @@ class LiberoWorld:
             ``wmrl_agents/residual.py``), or a function of the seed that builds a policy. A policy
             with ``needs_frames`` gets camera frames (``obs_mode="pixels_state"``).
         demos: a demonstrations file (``Demos.save``); None records ``demo_episodes`` per task.
-        world_model: ``predicate``, ``robometer:PATH``, or a progress model object. Robometer reads
-            camera frames: the env then renders them (``obs_mode="pixels_state"``) and policies
-            act on the ``"state"`` entry.
+        world_model: ``predicate``, ``learned-progress:PATH``, ``robometer:PATH``, or a progress
+            model object. Robometer reads camera frames: the env then renders them
+            (``obs_mode="pixels_state"``) and policies act on the ``"state"`` entry.
         wm_horizon: steps of a world-model episode.
         max_steps: the env's episode length.
         eval_inits: held-out init states per task scored at every checkpoint.
         bc_epochs: behaviour-cloning epochs of the SFT policy.
-        bc: ``BCPolicy`` arguments of the SFT policy (hidden sizes, action ``chunk``, ...).
+        bc: ``BCPolicy`` arguments of the SFT policy (hidden sizes, action ``chunk``, sampling
+            ``init_log_std``, GRPO ``lr``, ...).
+        policy_lr: the Adam learning rate of GRPO's policy updates (None: the agent's default;
+            ``bc``: ``bc["lr"]``).
         demo_episodes: expert episodes per task recorded when ``demos`` is None.
         cache: where recorded demonstrations go (default: the user's cache).
         progress: progress lines while demonstrations are recorded.
@@ -129,7 +150,10 @@ class LiberoWorld:
     max_steps: int = 400
     eval_inits: int = 3
     bc_epochs: int = 100
-    bc: dict = field(default_factory=lambda: {"hidden": (512, 512), "chunk": 8})
+    # GRPO's samples: std e^-3 (0.05 action units; at 0.22 nearly every sampled episode failed) and
+    # Adam steps of 1e-5 (at 1e-4 both trained arms fell ~0.2-0.3 below SFT in 10 updates).
+    bc: dict = field(default_factory=lambda: {"hidden": (512, 512), "chunk": 8, "init_log_std": -3.0, "lr": 1e-5})
+    policy_lr: float | None = None
     demo_episodes: int = 10
     cache: Path | None = None
     progress: bool = True
@@ -187,20 +211,21 @@ class LiberoWorld:
     # -- policies ------------------------------------------------------------------------------
     def _bare(self, seed: int):
         key = "state" if self._pixels else None
+        lr: dict[str, Any] = {} if self.policy_lr is None else {"lr": self.policy_lr}
         if str(self.agent).startswith("vla:"):
             from wmrl_agents.residual import ResidualVLAPolicy
             from wmrl_agents.vla import OpenVLAPolicy
 
             if self._vla is None:  # one frozen checkpoint for every seed and arm
                 self._vla = OpenVLAPolicy(str(self.agent)[4:])
-            return ResidualVLAPolicy(self._vla, seed=seed)
+            return ResidualVLAPolicy(self._vla, seed=seed, **lr)
         if self.agent == "gaussian":
             from wmrl_agents.gaussian import GaussianPolicy
 
-            return GaussianPolicy(STATE_DIM, seed=seed, obs_key=key)
+            return GaussianPolicy(STATE_DIM, seed=seed, obs_key=key, **lr)
         from wmrl_agents.bc import BCPolicy
 
-        return BCPolicy(seed=seed, obs_key=key, **self.bc)
+        return BCPolicy(seed=seed, obs_key=key, **{**self.bc, **lr})
 
     def policy(self, seed: int):
         """A fresh policy; ``bc``: the seed's SFT policy (fitted once, every arm starts from it)."""
@@ -264,7 +289,8 @@ class LiberoWorld:
     @staticmethod
     def _sampled(env: gym.Env, policy: Any, task: int, init: int, seed: int, k: int) -> bool:
         rng = np.random.default_rng([seed, task, init, k])
-        return rollout(env, lambda obs, info: policy.sample(obs, info, rng)[0], init, seed=seed)["success"]
+        return rollout(env, lambda obs, info: policy.sample(obs, info, rng)[0], init, seed=seed,
+                       on_reset=getattr(policy, "reset", None))["success"]
 
     def final_extras(self, policy: Any, seed: int, samples: int) -> dict:
         return {}
@@ -274,4 +300,5 @@ class LiberoWorld:
         wm = self.world_model if isinstance(self.world_model, str) else type(self.world_model).__name__
         return {"env_id": ENV_ID, "agent": agent, "tasks": list(self.tasks), "world_model": wm,
                 "wm_horizon": self.wm_horizon, "max_steps": self.max_steps, "eval_inits": self.eval_inits,
-                "bc_epochs": self.bc_epochs, "demos": None if self.demos is None else str(self.demos)}
+                "bc_epochs": self.bc_epochs, "demos": None if self.demos is None else str(self.demos),
+                "policy_lr": self.policy_lr, "bc": {k: list(v) if isinstance(v, tuple) else v for k, v in self.bc.items()}}

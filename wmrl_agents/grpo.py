@@ -54,7 +54,8 @@ OUTCOMES = ("ok", "invalid_action", "run_failed", "timeout", "invalid_submission
 
 
 class Sampler(Protocol):
-    """What running an episode needs of a policy (:func:`run_episode`, :meth:`EnvPool.run`)."""
+    """What running an episode needs of a policy (:func:`run_episode`, :meth:`EnvPool.run`); a policy
+    with memory across steps also has ``reset()``, called when an episode starts."""
 
     def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[Any, Any]:
         """An action for ``obs`` and a record of how it was chosen (for ``update``)."""
@@ -135,6 +136,8 @@ def run_episode(
 ) -> Episode:
     """Reset ``env`` on ``task_id`` in group ``group`` and act until the episode ends."""
     obs, info = env.reset(seed=seed, options={"task_id": task_id, "group": group})
+    if hasattr(policy, "reset"):  # a policy with memory across steps (action chunks) starts afresh
+        policy.reset()
     ep = Episode(task_id=task_id, group=group)
     done = False
     while not done:

@@ -40,3 +40,13 @@ def kitchen_env():
     env = gym.make("WMRL/LIBERO-Long-v0", task_id=3)
     yield env
     env.close()
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Small torch fits run many times slower with more torch threads than free cores (a busy CI box)."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

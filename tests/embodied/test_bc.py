@@ -15,14 +15,7 @@ torch = pytest.importorskip("torch", reason="needs torch: bash scripts/setup.sh 
 
 from wmrl_agents.bc import BCPolicy, check_policy_fits_env  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Small fits run many times slower with more torch threads than free cores (a busy CI box)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_split_is_disjoint_complete_and_deterministic():
@@ -210,3 +203,34 @@ def test_select_keeps_whole_episodes_of_the_tasks():
     assert one.episodes == 1 and len(one) == 3 and one.episode_start.tolist() == [0]
     np.testing.assert_array_equal(one.obs, demos.obs[5:8])
     assert demos.select([7]).episodes == 0
+
+
+def test_chunked_sampling_explores_around_the_ensembled_action_and_its_gradient_reaches_every_prediction():
+    policy = BCPolicy(obs_dim=3, n_tasks=1, act_dim=2, hidden=(8,), chunk=3, seed=0, lr=1e-3)
+    twin = BCPolicy(obs_dim=3, n_tasks=1, act_dim=2, hidden=(8,), chunk=3, seed=0)
+    rng, same = np.random.default_rng(0), np.random.default_rng(0)
+    obs = np.random.default_rng(1).normal(size=(5, 3)).astype(np.float32)
+    policy.reset()
+    twin.reset()
+    steps = []
+    for o in obs:
+        action, record = policy.sample(o, {"task_id": 0}, rng)
+        greedy = twin.act(o, 0)  # the deterministic policy: the same ensembled mean, no noise
+        noise = np.exp(policy.log_std.detach().numpy()) * same.standard_normal(2)
+        np.testing.assert_allclose(action, greedy + noise, rtol=1e-5, atol=1e-6)
+        steps.append(record)
+    windows = np.stack([w for w, _ in steps])
+    assert windows.shape == (5, 3, 3 + 1 + 1) and windows[:, :, -1].sum(1).tolist() == [1, 2, 3, 3, 3]
+    # log pi(a_t) under N(mean of the chunk predictions made for step t, sigma), built by hand.
+    actions = np.stack([a for _, a in steps])
+    x = torch.from_numpy(np.stack([policy.features(o, 0) for o in obs]))
+    chunks = policy.net(x).reshape(5, 3, 2)
+    expected = []
+    for t in range(5):
+        mean = torch.stack([chunks[t - age, age] for age in range(3) if t - age >= 0]).mean(0)
+        expected.append(torch.distributions.Normal(mean, policy.log_std.exp()).log_prob(torch.from_numpy(actions[t])).sum())
+    got = policy.log_prob(windows, actions)
+    torch.testing.assert_close(got, torch.stack(expected))
+    # The gradient reaches the earlier steps' predictions: the first layer moves for every step.
+    policy.update([steps], np.array([1.0]))
+    assert not np.allclose(policy.net[0].weight.detach().numpy(), twin.net[0].weight.detach().numpy())

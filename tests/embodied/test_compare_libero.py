@@ -35,8 +35,8 @@ def test_cli_runs_the_embodied_compare_and_writes_the_same_results(tmp_path, cap
         assert list(run["heldout_per_task"]) == ["0"] and 0.0 <= run["heldout"] <= 1.0
         assert run["sim_s"] > 0 and run["compute_s"] >= run["sim_s"]  # simulator seconds are compute
         assert [p["update"] for p in run["curve"]] == [0, 1]
-    assert results["runs"]["0"]["real"]["real_executions"] == 8  # 2 groups x 4 episodes, all simulated to the end
-    assert results["runs"]["0"]["wmrl"]["real_executions"] < 8  # world-model episodes stop at the horizon
+    assert results["runs"]["0"]["real"]["real_executions"] == 16  # 2 groups x 8 episodes, all simulated to the end
+    assert results["runs"]["0"]["wmrl"]["real_executions"] < 16  # world-model episodes stop at the horizon
 
 
 @pytest.mark.libero
@@ -84,6 +84,55 @@ def test_training_resets_only_from_train_init_states():
     finally:
         env.close()
     assert seen <= set(train) and not seen & set(held_out) and len(seen) > 1
+
+
+@pytest.mark.libero
+def test_every_episode_of_a_group_starts_from_the_groups_train_init_state():
+    env = TrainInitStates(gym.make("WMRL/LIBERO-Long-v0", max_steps=5))
+    try:
+        train, _ = split_init_states(0)
+        starts = {g: {env.reset(seed=s, options={"task_id": 0, "group": g})[1]["init_state"] for s in range(3)}
+                  for g in ("s0-u0-g0", "s0-u0-g1", "s0-u1-g0", "s1-u0-g0")}
+    finally:
+        env.close()
+    assert all(len(seen) == 1 and seen <= set(train) for seen in starts.values())  # one state per group
+    assert len(set.union(*starts.values())) > 1  # groups differ
+
+
+def _tiny_progress_checkpoint(folder, obs_dim=151):
+    from wmrl_envs.world_models.learned_progress import LearnedProgress, fit_progress
+
+    rng = np.random.default_rng(0)
+    episodes = [{"obs": rng.normal(size=(6, obs_dim)).astype(np.float32), "task": 0, "success": i % 2 == 0}
+                for i in range(4)]
+    model = LearnedProgress(obs_dim=obs_dim, hidden=(8,))
+    fit_progress(model, episodes, epochs=1)
+    return model.save(folder)
+
+
+@pytest.mark.libero
+def test_a_learned_progress_checkpoint_is_the_wmrl_arms_world_model(tmp_path, capsys):
+    pytest.importorskip("torch")
+    ckpt = _tiny_progress_checkpoint(tmp_path / "progress")
+    out = tmp_path / "out"
+    code = main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--agent", "gaussian", "--arms", "real,wmrl", "--tasks", "0",
+                 "--world-model", f"learned-progress:{ckpt}", "--anchor-rate", "0.5", "--out", str(out), *SMOKE])
+    assert code == 0, capsys.readouterr().err
+    results = json.loads((out / "results.json").read_text())
+    assert results["config"]["world_model"] == f"learned-progress:{ckpt}"
+    train = [json.loads(line) for line in (out / "seed0" / "wmrl" / "metrics.jsonl").read_text().splitlines()]
+    assert train[0]["wm/raw_mean"] is not None  # the learned model scored world-model episodes
+
+
+def test_a_learned_progress_checkpoint_that_does_not_fit_is_refused_before_simulating(tmp_path, capsys):
+    pytest.importorskip("torch")
+    ckpt = _tiny_progress_checkpoint(tmp_path / "small", obs_dim=9)
+    assert main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--world-model", f"learned-progress:{ckpt}", *SMOKE]) == 2
+    assert "takes 9-D states, WMRL/LIBERO-Long-v0 gives 151" in capsys.readouterr().err
+    assert main(["compare", "--env", "WMRL/LIBERO-Long-v0", "--world-model", f"learned-progress:{tmp_path}/none",
+                 *SMOKE]) == 2
+    err = capsys.readouterr().err
+    assert "progress model checkpoint" in err and "does not exist" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.libero
