@@ -71,7 +71,7 @@ def fidelity(episodes: list[dict], probe: list[dict], horizon: int, learned: Lea
 def probe_episodes(tasks: list[int], stops: list[int], horizons: list[int]) -> list[dict]:
     out = []
     for task in tasks:
-        env = gym.make("WMRL/LIBERO-Long-v0", task_id=task)
+        env = gym.make("WMRL/LIBERO-Long-v0", task_id=task, max_steps=max(horizons))  # stalled until the last horizon
         try:
             for k, init in enumerate(split_init_states(task)[1]):
                 stop = stops[k % len(stops)]

@@ -133,26 +133,36 @@ def _ignoring_info(act: Callable[[Any], np.ndarray]) -> Callable[[Any, dict], np
 def rollout(
     env: Any, act: Callable[[Any, dict], np.ndarray], init: int, seed: int = 0,
     on_reset: Callable[[], None] | None = None,
-    perturb: Callable[[np.ndarray], np.ndarray] | None = None,
+    perturb: Callable[[np.ndarray], np.ndarray] | None = None, horizons: Sequence[int] = (),
 ) -> dict:
     """One episode from init state ``init``; ``act(obs, info)`` picks actions (``on_reset`` runs
     after the reset). With ``perturb``, the env executes ``perturb(action)`` while the episode
     records ``action`` (DART-style noise injection: the expert's label at the states its noisy
     execution visits). Returns the observations before each action (the ``"state"`` entry of a
-    Dict observation), the actions, success, steps and the env's simulator seconds."""
+    Dict observation), the last observation (``last_obs``), the actions, success, steps, the env's
+    simulator seconds, and the goal atoms at each step of ``horizons`` (``atoms``, keyed by the step
+    as a string; at the end for a step the episode does not reach)."""
     obs, info = env.reset(seed=seed, options={"init_state": int(init)})
     if on_reset is not None:
         on_reset()
-    observations, actions, sim_s, done = [], [], 0.0, False
+    observations, actions, atoms, sim_s, done = [], [], {}, 0.0, False
     while not done:
         action = np.asarray(act(obs, info), dtype=np.float32)
-        observations.append(np.asarray(obs["state"] if isinstance(obs, dict) else obs, dtype=np.float32))
+        observations.append(_state_of(obs))
         actions.append(action)
         obs, _, terminated, truncated, info = env.step(action if perturb is None else perturb(action))
         sim_s += float(info["cost"]["sim_s"])
         done = terminated or truncated
-    return {"obs": np.stack(observations), "actions": np.stack(actions), "success": bool(info["success"]),
-            "steps": len(actions), "sim_s": sim_s, "instruction": info["instruction"]}
+        for h in horizons:
+            if str(h) not in atoms and (len(actions) == h or done):
+                atoms[str(h)] = info["wm_context"]["atoms"]
+    return {"obs": np.stack(observations), "last_obs": _state_of(obs), "actions": np.stack(actions),
+            "success": bool(info["success"]), "steps": len(actions), "sim_s": sim_s,
+            "instruction": info["instruction"], "atoms": atoms}
+
+
+def _state_of(obs: Any) -> np.ndarray:
+    return np.asarray(obs["state"] if isinstance(obs, dict) else obs, dtype=np.float32)
 
 
 def run_episode(*args: Any, **kwargs: Any) -> dict:

@@ -29,47 +29,35 @@ VARIANTS = ("greedy", "sampled", "noisy")  # the policy's mean action, its own s
 SETTLE = np.array([0, 0, 0, 0, 0, 0, -1], dtype=np.float32)
 
 
-def _actor(policy: Any, variant: str, rng: np.random.Generator, noise: float) -> Callable[[Any, dict], np.ndarray]:
+def _actor(policy: Any, variant: str, rng: np.random.Generator, noise: float) -> tuple[
+        Callable[[Any, dict], np.ndarray], Callable[[np.ndarray], np.ndarray] | None]:
+    """How ``variant`` acts, and what it does to the executed action."""
+    from wmrl_agents.compare_libero import _greedy
+    from wmrl_agents.demos import arm_noise
+
     if variant == "sampled":
-        return lambda obs, info: policy.sample(obs, info, rng)[0]
-    mean = (lambda obs, info: policy.act(obs, policy.task_of(info))) if hasattr(policy, "task_of") else \
-        (lambda obs, info: policy.act(obs))
-    if variant == "greedy":
-        return mean
-    if variant == "noisy":
-        def noisy(obs: Any, info: dict) -> np.ndarray:
-            action = np.array(mean(obs, info), dtype=np.float32)
-            action[:6] += rng.normal(0.0, noise, 6)
-            return np.clip(action, -1.0, 1.0)
-        return noisy
+        return (lambda obs, info: policy.sample(obs, info, rng)[0]), None
+    if variant in ("greedy", "noisy"):
+        return _greedy(policy), arm_noise(noise, rng) if variant == "noisy" else None
     raise ValueError(f"unknown rollout variant {variant!r}; choose from {VARIANTS}")
 
 
 def episode(env: Any, act: Callable[[Any, dict], np.ndarray], init: int, horizons: Sequence[int] = (), seed: int = 0,
-            on_reset: Callable[[], None] | None = None) -> dict:
-    """One episode from ``init``: every state (the reset's and each step's, (T + 1, 151)), success,
-    simulator seconds, and the goal atoms at each step of ``horizons`` (at the end for those it
-    does not reach; keyed by the step as a string)."""
-    obs, info = env.reset(seed=seed, options={"init_state": int(init)})
-    if on_reset is not None:
-        on_reset()
-    states, atoms, sim_s, done, t = [np.asarray(obs, dtype=np.float32)], {}, 0.0, False, 0
-    while not done:
-        obs, _, terminated, truncated, info = env.step(act(obs, info))
-        t += 1
-        sim_s += float(info["cost"]["sim_s"])
-        states.append(np.asarray(obs, dtype=np.float32))
-        done = terminated or truncated
-        for h in horizons:
-            if str(h) not in atoms and (t == h or done):
-                atoms[str(h)] = info["wm_context"]["atoms"]
-    return {"obs": np.stack(states), "success": bool(info["success"]), "init": int(init), "steps": t,
-            "sim_s": sim_s, "atoms": atoms}
+            on_reset: Callable[[], None] | None = None,
+            perturb: Callable[[np.ndarray], np.ndarray] | None = None) -> dict:
+    """One episode from ``init`` (:func:`wmrl_agents.demos.rollout`) with every state it visited
+    (the reset's and each step's, (T + 1, 151)), success, simulator seconds, and the goal atoms at
+    each step of ``horizons``."""
+    from wmrl_agents.demos import rollout
+
+    run = rollout(env, act, init, seed=seed, on_reset=on_reset, perturb=perturb, horizons=horizons)
+    return {"obs": np.concatenate([run["obs"], run["last_obs"][None]]), "success": run["success"],
+            "init": int(init), "steps": run["steps"], "sim_s": run["sim_s"], "atoms": run["atoms"]}
 
 
 def stalled_expert(env: Any, init: int, stop: int, horizons: Sequence[int], seed: int = 0) -> dict:
     """The gaming probe's episode: the scripted expert for ``stop`` steps, then the hand stops and
-    opens until the last of ``horizons``: objects moved toward the goal, never finished."""
+    opens until the env's step limit: objects moved toward the goal, never finished."""
     from wmrl_agents.expert import ScriptedExpert
 
     expert = ScriptedExpert(env)
@@ -79,12 +67,7 @@ def stalled_expert(env: Any, init: int, stop: int, horizons: Sequence[int], seed
         steps["t"] += 1
         return np.asarray(expert.act(obs), dtype=np.float32) if steps["t"] <= stop else SETTLE
 
-    env_limit = env.unwrapped.max_steps
-    env.unwrapped.max_steps = max(horizons)
-    try:
-        return episode(env, act, init, horizons, seed=seed, on_reset=expert.reset)
-    finally:
-        env.unwrapped.max_steps = env_limit
+    return episode(env, act, init, horizons, seed=seed, on_reset=expert.reset)
 
 
 def policy_rollouts(policy: Any, tasks: Sequence[int], inits: Callable[[int], Sequence[int]],
@@ -102,8 +85,9 @@ def policy_rollouts(policy: Any, tasks: Sequence[int], inits: Callable[[int], Se
             for init in inits(task):
                 for variant in variants:
                     rng = np.random.default_rng([seed, int(task), int(init), VARIANTS.index(variant)])
-                    run = episode(env, _actor(policy, variant, rng, noise), init, horizons, seed=seed,
-                                  on_reset=getattr(policy, "reset", None))
+                    act, perturb = _actor(policy, variant, rng, noise)
+                    run = episode(env, act, init, horizons, seed=seed, on_reset=getattr(policy, "reset", None),
+                                  perturb=perturb)
                     out.append({**run, "task": int(task), "variant": variant})
                     if say:
                         say(f"task {task} init {init} {variant}: success={run['success']} steps={run['steps']}")
