@@ -25,7 +25,7 @@ from wmrl_envs.mle.suites import load_tasks
 from wmrl_envs.sandbox import Executor, Job, RunResult
 from wmrl_envs.world_models import make_world_model
 from wmrl_envs.world_models.factory import check_spec
-from wmrl_envs.world_models.proxy import ProxyRunWorldModel, _power_law
+from wmrl_envs.world_models.proxy import ProxyRunWorldModel, _power_law, _rows
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper
 
 TASK = "titanic"  # the DSBench suite's: 981 train rows (id, sex, age, passengerClass, survived)
@@ -182,7 +182,8 @@ def test_a_quarter_too_small_for_the_program_falls_back_on_half_the_rows(tasks, 
         rows = rows_of(job)
         if rows < ROWS // 2 or (half_fails and rows < ROWS):
             return RunResult(backend="r", isolation="none", exit_code=1, stderr="ValueError: n_splits=5", cpu_s=2.0)
-        return ok({"submission.csv": answers_of(job)}, cpu_s=5.0 * rows / ROWS, wall_s=5.0 * rows / ROWS)
+        cpu = 1.0 + 4.0 * rows / ROWS  # linear above the start-up's 1 CPU-s
+        return ok({"submission.csv": answers_of(job)}, cpu_s=cpu, wall_s=cpu)
 
     wm = model(tasks, run)
     pred = wm.predict(context, "x = 1")
@@ -191,14 +192,14 @@ def test_a_quarter_too_small_for_the_program_falls_back_on_half_the_rows(tasks, 
         assert pred.failed is not None and "quarter and on half" in pred.failed
     else:
         assert pred.failed is None and pred.checks["limits"].p_pass == 1.0, pred.checks["limits"].reason
-        assert pred.cost_s >= 5.0 + 2.0 + 2.5
+        assert pred.cost_s >= 5.0 + 2.0 + 3.0
 
 
 def test_without_a_smaller_split_the_linear_estimate_stands(tasks, context, monkeypatch):
     """Where no quarter split can be carved there is no growth check, as before it existed: the
     linear estimate decides, and the program still gets a prediction (no fallback to a real run)."""
     wm = model(tasks, lambda job: ok({"submission.csv": answers_of(job)}, cpu_s=5.0, wall_s=5.0))
-    monkeypatch.setattr(wm, "_smaller", lambda item, divisor: None)
+    monkeypatch.setattr(wm, "_rerun", lambda item, rows: None)
     pred = wm.predict(context, "x = 1")
     assert pred.failed is None and pred.checks["limits"].p_pass == 1.0, pred.checks["limits"].reason
 
@@ -234,6 +235,45 @@ def test_the_growth_of_cost_with_rows_is_measured_before_extrapolating(tasks, co
     assert pred.cost_s >= 5.0 + 1.0 + (runs == 3) * 2.0  # every run is paid for
 
 
+@pytest.mark.parametrize(("power", "passes"), [(3, False), (2, True)])
+def test_a_growth_exponent_that_rests_on_noise_is_settled_on_twice_the_rows(tasks, context, power, passes):
+    """A cold start's CPU varies by a tenth of a second, and the power law's exponent rests on the
+    small runs' differences. Here the half run reads 0.1 CPU-s high: a cubic program that exceeds
+    the limit 1.5-fold fits as nearly linear and would pass. Its cubic reading would not, so the program
+    runs again on twice the proxy's rows, and the fit through the three largest runs settles it: the
+    cubic program fails, a quadratic one (with the same noise, a third of the limit) still passes."""
+    n_full = _rows(tasks[TASK])
+    ctx = {**context, "limits": {**context["limits"], "cpu_s": 60.0, "wall_s": 60.0}}
+    truth = 1.5 if power == 3 else 1 / 3  # the full data's cost above start-up, as a share of 60 s
+    c = truth * 59.0 / (n_full / ROWS) ** power
+
+    def cpu(rows: int) -> float:
+        return 1.0 + c * (rows / ROWS) ** power + (0.1 if abs(rows - ROWS // 2) <= 1 else 0.0)
+
+    wm = model(tasks, lambda job: ok({"submission.csv": answers_of(job)}, cpu_s=cpu(rows_of(job)), wall_s=1.0))
+    pred = wm.predict(ctx, "x = 1")
+    rows = [rows_of(j) for j in wm.executor.jobs if j.name != "proxy-startup"]
+    noisy = _power_law((ROWS, rows[2], rows[1]), (cpu(ROWS), cpu(rows[2]), cpu(rows[1])), n_full)
+    assert noisy < 60.0  # without the larger run, the noise would pass both
+    assert sorted(rows) == [ROWS // 4, ROWS // 2, ROWS, 2 * ROWS], rows
+    assert pred.checks["limits"].p_pass == float(passes), pred.checks["limits"].reason
+    assert pred.cost_s >= sum(cpu(r) for r in rows)
+
+
+def test_a_run_on_twice_the_rows_that_fails_predicts_the_failure(tasks, context):
+    ctx = {**context, "limits": {**context["limits"], "cpu_s": 60.0, "wall_s": 60.0}}
+
+    def run(job: Job) -> RunResult:
+        rows = rows_of(job)
+        if rows > ROWS:
+            return RunResult(backend="r", isolation="none", exit_code=-9, stderr="MemoryError", cpu_s=3.0)
+        return ok({"submission.csv": answers_of(job)}, cpu_s=1.0 + 0.5 * (rows / ROWS) ** 3 + 0.1 * (rows == ROWS // 2))
+
+    pred = model(tasks, run).predict(ctx, "x = 1")
+    limits = pred.checks["limits"]
+    assert limits.p_pass == 0.0 and f"the run on {2 * ROWS} of them failed" in limits.reason, limits.reason
+
+
 def test_a_program_whose_own_fixed_part_dominates_the_split_is_not_extrapolated_as_if_it_grew(tasks, context):
     # 8 CPU-s on the proxy, of which 0.5 grows with the rows: scaled as a whole it would be ~40 s over
     # compare's 20, but the quarter run (~7.6 s) shows it barely grows (~10 s on the full data)
@@ -253,11 +293,12 @@ def test_the_growth_reruns_halve_the_rows_also_when_the_train_file_is_smaller_th
 
     def run(job: Job) -> RunResult:
         seen.append(rows_of(job))
-        return ok({"submission.csv": sample_of(job)}, cpu_s=1.0 + 20.0 * (rows_of(job) / 981) ** 2, wall_s=1.0)
+        return ok({"submission.csv": sample_of(job)}, cpu_s=1.0 + 27.0 * (rows_of(job) / 981) ** 2, wall_s=1.0)
 
     wm = ProxyRunWorldModel(RecordedExecutor(lambda job: ok() if job.name == "proxy-startup" else run(job)),
                             rows=5000, tasks=tasks)  # more rows than titanic's 981: the proxy takes them all
-    wm.predict({**context, "reward_mode": "rpg"}, "x = 1")
+    # 28 CPU-s on all 981 rows, under the 30 a proxy run may spend; cubic, it would pass 60 on 1,309
+    wm.predict({**context, "reward_mode": "rpg", "limits": {**context["limits"], "cpu_s": 60.0, "wall_s": 60.0}}, "x = 1")
     half, quarter = sorted(seen[1:], reverse=True)  # quadratic growth: a quarter, then a half
     assert seen[0] == 981 and abs(half - 981 // 2) <= 1 and abs(quarter - 981 // 4) <= 1
 

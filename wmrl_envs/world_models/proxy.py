@@ -31,7 +31,8 @@ Limits of the method:
   stops a lookup that knows most held-out rows, not one that knows a few, nor one that adds noise to
   stay under the threshold; the anchors and the exploitation monitor are the defence there.
 
-Cost: one sandboxed run on ``rows`` rows per program (three when the resource check reruns it);
+Cost: one sandboxed run on ``rows`` rows per program (up to three more when the resource check
+reruns it on fewer rows, and on twice as many where its estimate rests on their noise);
 ``Prediction.cost_s`` is their CPU seconds plus the grading. Once per task, the proxy split is
 carved and, with ``board="proxy"`` (the default), the task's reference population (the one behind
 its leaderboard) is fitted on it, so that a proxy score is priced on a board of the same solutions
@@ -67,8 +68,8 @@ if TYPE_CHECKING:
 _STARTUP_PROGRAM = "import numpy, pandas, sklearn.ensemble, sklearn.linear_model, sklearn.model_selection\n"
 BOARDS = ("proxy", "task", "none")
 _PAID_MODES = (*BOARD_MODES, "rpg")
-_GROWTH_CHECK = 0.25  # a linear estimate past this share of a limit: rerun on a quarter of the rows
 _SUPERLINEAR = 1.2  # growth exponent, between the proxy and its quarter run, that calls for a third run
+_Point = tuple[int, dict[str, float]]  # a run of the program: (rows of its split, its CPU-s and MB)
 # A proxy run (a fraction of the rows) may spend this share of the enforced CPU limit: a program
 # that needs half the full-data limit on a fraction of the data is predicted to exceed it (its cost
 # does not shrink with more rows), and a program that never ends stops twice as soon.
@@ -295,47 +296,74 @@ class ProxyRunWorldModel:
         20 CPU-s, not the task's 60). What the limits charge whatever the machine's load, CPU and
         peak memory, is extrapolated; wall time is not (a busy machine stretches it into predicted
         timeouts), and CPU is held against ``min(cpu_s, wall_s)`` instead. Each resource above the
-        start-up program's is first scaled linearly with the rows. That overstates a program whose
-        own fixed part (parsing, a fixed number of boosting rounds) dominates a small split, so where
-        the estimate passes a quarter of a limit the program runs again on a quarter of the rows,
-        and the line through the two runs (the fixed part cancels in their difference) replaces it.
-        Where the two runs grow faster than linearly (exponent above 1.2 above the start-up's
-        usage), a third run on half the rows fits ``usage = F + c * rows ** k`` through all three,
-        so that quadratic memory and cubic time are seen as such; the larger estimate is kept."""
-        task, proxy, limits = item.task, item.proxy, item.limits
+        start-up program's is first scaled with the rows. Linear scaling would underrate a program
+        whose cost grows faster and overrate one whose own fixed part (parsing, a fixed number of
+        boosting rounds) dominates a small split, so where the usage above start-up, scaled as cubic
+        (the steepest growth assumed), would pass a limit, the program runs again on a quarter of
+        the rows, and the line through the two runs (the fixed part cancels in their difference)
+        is the estimate. Where the two runs grow faster than linearly (exponent above 1.2 above the
+        start-up's usage), a third run on half the rows fits ``usage = F + c * rows ** k`` through
+        all three, so that quadratic memory and cubic time are seen as such; the larger estimate is
+        kept.
+
+        The exponent of that fit rests on the small runs' differences, which a run's noise (a tenth
+        of a CPU-s on a cold start) can halve: a cubic program that spends 2.5 CPU-s above start-up
+        on the proxy's rows can fit as quadratic. So where the estimate passes but the same growth
+        taken as cubic (the steepest the fit allows) would not, the decision rests on that noise,
+        and the program runs once more on twice the proxy's rows, whose larger difference settles
+        the exponent; a run there that fails predicts the full data's failure."""
+        limits = item.limits
         caps = {"CPU-s": min(limits.cpu_s, limits.wall_s), "MB": float(limits.memory_mb)}
         base, used = _usage(self._startup(limits)), _usage(result)
-        n_full, n_proxy = _rows(task), max(1, _rows(proxy))
-        est = {r: _grown(used[r], base[r], n_full / n_proxy) for r in used}
-        spent = 0.0
+        n_full, n_proxy = _rows(item.task), max(1, _rows(item.proxy))
         if used["CPU-s"] >= self.time_share * caps["CPU-s"]:
             return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {used['CPU-s']:.0f} "
                                 f"CPU-s on {n_proxy} rows already, of the {self.time_share * caps['CPU-s']:g} a proxy "
-                                f"run may spend ({self.time_share:g} of the {caps['CPU-s']:g} CPU-s limit)"), spent
-        if any(est[r] > _GROWTH_CHECK * caps[r] for r in used):
-            second, spent = self._growth_run(item)
-            if second is False:
+                                f"run may spend ({self.time_share:g} of the {caps['CPU-s']:g} CPU-s limit)"), 0.0
+        points: list[_Point] = [(n_proxy, used)]
+        spent = 0.0
+        if any(_grown(used[r], base[r], (n_full / n_proxy) ** 3) > caps[r] for r in used):
+            smaller, spent = self._growth_points(item, points, base)
+            if smaller is None:
                 return None, spent
-            if second is not None:
-                n_2, u_2 = second[0], _usage(second[1])
-                est = {r: _two_point((n_proxy, n_2), (used[r], u_2[r]), n_full) for r in used}
-                k = {r: _exponent((n_proxy, n_2), (used[r] - base[r], u_2[r] - base[r])) for r in used}
-                superlinear = [r for r in used if k[r] > _SUPERLINEAR]
-                half = self._smaller(item, 2) if superlinear and n_2 < n_proxy // 2 else None
-                if half is not None:  # a third point: the power law through all three
-                    spent += _cpu(half[1])
-                    if not half[1].ok:
-                        return None, spent
-                    u_h = _usage(half[1])
-                    for r in used:
-                        est[r] = max(est[r], _power_law((n_proxy, half[0], n_2), (used[r], u_h[r], u_2[r]), n_full))
-                else:  # the half run was the second point: the growth between the two, extrapolated
-                    for r in superlinear:
-                        est[r] = max(est[r], base[r] + (used[r] - base[r]) * (n_full / n_proxy) ** min(3.0, k[r]))
+            points += smaller
+        est = _estimate(points, base, n_full)
+        noisy = [r for r in _superlinear(points, base) if est[r] <= caps[r] < _extend(points, r, n_full, 3.0)]
+        if noisy and all(est[r] <= caps[r] for r in used):
+            larger = self._rerun(item, 2 * n_proxy)
+            if larger is not None and larger[0] > n_proxy:
+                spent += _cpu(larger[1])
+                if not larger[1].ok:
+                    why = _run_line(larger[1], _proxy_limits(limits, self.time_share))
+                    return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): the run "
+                                        f"on {larger[0]} of them failed ({why})"), spent
+                points.insert(0, (larger[0], _usage(larger[1])))
+                est = _estimate(points, base, n_full)
         text = ", ".join(f"~{est[r]:.0f} of {caps[r]:g} {r}" for r in used)
         if any(est[r] > caps[r] for r in used):
             return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {text}"), spent
         return Verdict(1.0, f"predicted on the full data ({n_full} rows): {text}"), spent
+
+    def _growth_points(self, item: _Pending, points: list[_Point], base: dict[str, float]
+                       ) -> tuple[list[_Point] | None, float]:
+        """The growth check's runs on fewer rows than the proxy's (``points`` holds its run), fewest
+        rows last, with the CPU seconds spent: a quarter (or half, :meth:`_growth_run`) and, where
+        the two runs grow faster than linearly, a half; None where a needed rerun failed."""
+        second, spent = self._growth_run(item)
+        if second is False:
+            return None, spent
+        if second is None:
+            return [], spent
+        smaller: list[_Point] = [(second[0], _usage(second[1]))]
+        n_proxy = points[0][0]
+        if second[0] < n_proxy // 2 and _superlinear(points + smaller, base):
+            half = self._rerun(item, n_proxy // 2)
+            if half is not None:  # a third point for the power law
+                spent += _cpu(half[1])
+                if not half[1].ok:
+                    return None, spent
+                smaller.insert(0, (half[0], _usage(half[1])))
+        return smaller, spent
 
     def _growth_run(self, item: _Pending) -> tuple[tuple[int, RunResult] | Literal[False] | None, float]:
         """The growth check's second run, on a quarter of the proxy's rows, or on half of them where
@@ -344,7 +372,7 @@ class ProxyRunWorldModel:
         without the check); False where the reruns that could be carved all failed."""
         spent = 0.0
         for divisor in (4, 2):
-            run = self._smaller(item, divisor)
+            run = self._rerun(item, max(40, max(1, _rows(item.proxy)) // divisor))
             if run is None:
                 return (None if divisor == 4 else False), spent
             spent += _cpu(run[1])
@@ -352,10 +380,10 @@ class ProxyRunWorldModel:
                 return run, spent
         return False, spent
 
-    def _smaller(self, item: _Pending, divisor: int) -> tuple[int, RunResult] | None:
-        """The program rerun on ``rows // divisor`` of the proxy's rows, as ``(rows of the split,
-        result)``; None where that split cannot be carved."""
-        split = self._split(item.task, max(40, max(1, _rows(item.proxy)) // divisor), board=False)
+    def _rerun(self, item: _Pending, rows: int) -> tuple[int, RunResult] | None:
+        """The program rerun on a split of ``rows`` of the task's train rows (all of them where it
+        has fewer), as ``(rows of the split, result)``; None where that split cannot be carved."""
+        split = self._split(item.task, rows, board=False)
         if split is None:
             return None
         return max(1, _rows(split)), self.executor.submit(
@@ -483,31 +511,75 @@ def _two_point(n: tuple[int, int], u: tuple[float, float], n_full: int) -> float
 
 
 def _exponent(n: tuple[int, int], above: tuple[float, float]) -> float:
-    """The growth exponent ``k`` of ``above ~ rows ** k`` between two runs (0 without growth)."""
-    if above[0] <= 0 or above[1] <= 0 or above[0] <= above[1]:
+    """The growth exponent ``k`` of ``above ~ rows ** k`` between two runs: 0 without growth,
+    infinite from nothing (the smaller run at or under the start-up's usage) to something."""
+    if above[0] <= 0 or above[0] <= above[1]:
         return 0.0
+    if above[1] <= 0:
+        return math.inf
     return math.log(above[0] / above[1]) / math.log(n[0] / n[1])
+
+
+def _superlinear(points: Sequence[_Point], base: Mapping[str, float]) -> list[str]:
+    """The resources that grow faster than ``rows ** 1.2`` (above the start-up's usage) between the
+    proxy's run (``points[0]``) and the run on the fewest rows (``points[-1]``)."""
+    (n0, u0), (n1, u1) = points[0], points[-1]
+    if n0 <= n1:
+        return []
+    return [r for r in u0 if _exponent((n0, n1), (u0[r] - base[r], u1[r] - base[r])) > _SUPERLINEAR]
+
+
+def _estimate(points: Sequence[_Point], base: Mapping[str, float], n_full: int) -> dict[str, float]:
+    """Each resource on ``n_full`` rows from runs ``(rows, usage)``, most rows first: scaled
+    linearly above the start-up's usage from one run; from two, the larger of their line and (for a
+    superlinear resource) their growth exponent; from three or more, the larger of the top two's
+    line and the power law through the top three."""
+    n0, u0 = points[0]
+    if len(points) == 1:
+        return {r: _grown(u0[r], base[r], n_full / n0) for r in u0}
+    n1, u1 = points[1]
+    est = {r: _two_point((n0, n1), (u0[r], u1[r]), n_full) for r in u0}
+    if len(points) >= 3:
+        n2, u2 = points[2]
+        return {r: max(est[r], _power_law((n0, n1, n2), (u0[r], u1[r], u2[r]), n_full)) for r in u0}
+    for r in _superlinear(points, base):
+        k = _exponent((n0, n1), (u0[r] - base[r], u1[r] - base[r]))
+        est[r] = max(est[r], base[r] + (u0[r] - base[r]) * (n_full / n0) ** min(3.0, k))
+    return est
+
+
+def _extend(points: Sequence[_Point], r: str, n_full: int, k: float) -> float:
+    """Resource ``r`` on ``n_full`` rows along ``F + c * rows ** k`` through the top two runs."""
+    (n0, u0), (n1, u1) = points[0], points[1]
+    return _along(k, (n0, n1), u0[r] - u1[r], u0[r], n_full)
+
+
+def _along(k: float, n: tuple[int, int], rise: float, u0: float, n_full: int) -> float:
+    """``u0`` plus the rise between rows ``n[1]`` and ``n[0]`` carried on to ``n_full`` along ``rows ** k``."""
+    if rise <= 0:
+        return u0
+    return u0 + rise / (n[0] ** k - n[1] ** k) * (n_full**k - n[0] ** k)
 
 
 def _power_law(n: tuple[int, int, int], u: tuple[float, float, float], n_full: int) -> float:
     """``u(n_full)`` for ``u = F + c * n ** k`` through three runs at rows ``n[0] > n[1] > n[2]``.
 
     ``k`` solves ``(u0 - u1) / (u1 - u2) = (n0^k - n1^k) / (n1^k - n2^k)`` (that ratio grows with
-    ``k``), clamped to [1, 3]; differences that do not grow give ``k = 1``."""
+    ``k``), clamped to [1, 3]: a top difference that does not grow gives ``u0``; a bottom one that
+    does not (growth from nothing) gives ``k = 3``."""
     d1, d2 = u[0] - u[1], u[1] - u[2]
-    if d1 <= 0 or d2 <= 0 or not n[0] > n[1] > n[2]:
+    if d1 <= 0 or not n[0] > n[1] > n[2]:
         return u[0]
 
     def ratio(k: float) -> float:
         return (n[0] ** k - n[1] ** k) / (n[1] ** k - n[2] ** k)
 
     lo, hi = 1.0, 3.0
-    target = min(max(d1 / d2, ratio(lo)), ratio(hi))
+    target = min(max(d1 / d2, ratio(lo)), ratio(hi)) if d2 > 0 else ratio(hi)
     for _ in range(60):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if ratio(mid) < target else (lo, mid)
-    k = (lo + hi) / 2
-    return u[0] + d1 / (n[0] ** k - n[1] ** k) * (n_full**k - n[0] ** k)
+    return _along((lo + hi) / 2, (n[0], n[1]), d1, u[0], n_full)
 
 
 def _share_of_lookup(score: float, split: Task, lookup: float | None) -> float:
