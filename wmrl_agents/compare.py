@@ -225,10 +225,11 @@ def _wm_memo(envs: list[gym.Env]) -> dict | None:
     return {"hits": wm.hits, "misses": wm.misses} if wm is not None and hasattr(wm, "hits") else None
 
 
-def _normalize(mixing: MixingConfig | None) -> str:
-    """The real arm's advantage normalisation: the mixed arms' (``MixingConfig.normalize``), so
-    every arm runs the same GRPO and differs only in where its rewards come from."""
-    return (mixing or MixingConfig()).normalize
+def _normalize(mixing: MixingConfig | None) -> dict[str, Any]:
+    """The real arm's advantage normalisation: the mixed arms' (``MixingConfig.normalize`` and
+    ``eps``), so every arm runs the same GRPO and differs only in where its rewards come from."""
+    config = mixing or MixingConfig()
+    return {"normalize": config.normalize, "eps": config.eps}
 
 
 def run_arm(study: Study, arm: str, seed: int) -> dict:
@@ -245,7 +246,7 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     policy = study.world.policy(seed)
     trainer = GRPOTrainer(envs, policy, study.world.train_tasks(envs), study.budget.group_size,
                           study.budget.groups_per_update, seed=seed, progress=study.progress, log_dir=log_dir,
-                          mixer=mixer, normalize=None if mixer is not None else _normalize(study.mixing))
+                          mixer=mixer, **({} if mixer is not None else _normalize(study.mixing)))
     curve_path = None if log_dir is None else log_dir / "curve.jsonl"
     curve = [] if curve_path is None else _read_jsonl(curve_path)
     history: list[dict] = []

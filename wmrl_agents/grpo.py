@@ -179,14 +179,14 @@ def outcome_metrics(episodes: Sequence[Episode]) -> dict:
 
 
 def mix_advantages(
-    groups: Sequence[Sequence[Episode]], mixer: MixingState | None, normalize: str = "none"
+    groups: Sequence[Sequence[Episode]], mixer: MixingState | None, normalize: str = "none", eps: float = 1e-4
 ) -> tuple[list[np.ndarray], Weights | None]:
     """Advantages of complete groups of episodes: the mixer's (:meth:`MixingState.advantages`,
     which also weighs them), or without one (a plain env: every reward real, ``c = 1``) plain
-    GRPO advantages, divided by the group std + 1e-4 with ``normalize="group"``, and no weights."""
+    GRPO advantages, divided by the group std + ``eps`` with ``normalize="group"``, and no weights."""
     rewards = [[e.reward for e in g] for g in groups]
     if mixer is None:
-        return group_advantages(rewards, normalize=normalize == "group"), None
+        return group_advantages(rewards, normalize=normalize == "group", eps=eps), None
     return mixer.advantages(rewards, [g[0].anchor for g in groups], [[e.residual for e in g] for g in groups],
                             [[e.calibrated for e in g] for g in groups])
 
@@ -209,7 +209,7 @@ def receive_mixer(envs: gym.Env | Sequence[gym.Env], mixer: MixingState | None, 
                    ) -> MixingState | None:
     """The mixer a trainer applies: ``mixer`` (it must be the one the envs feed) or the envs' own,
     claimed (only the trainer's batches move its weights). ``settings`` (``weighting``,
-    ``normalize``, ``ema``) given to the trainer must agree with the mixer's ``MixingConfig``."""
+    ``normalize``, ``eps``) given to the trainer must agree with the mixer's ``MixingConfig``."""
     fed = find_mixer(envs)
     if mixer is not None and fed is not None and fed is not mixer:
         raise ValueError("mixer= is not the MixingState the envs' MixedRewardWrapper feed: pass the wrappers' "
@@ -276,6 +276,9 @@ class GRPOTrainer:
         groups_per_update: K, groups per policy update.
         normalize: ``"none"`` (Dr. GRPO) or ``"group"`` (divide by the group std + eps). Under a
             mixer its ``MixingConfig.normalize`` decides (None here, or the same value).
+        eps: added to the group std with ``normalize="group"`` (default 1e-4; a larger one floors
+            the divisor of a group whose rewards barely differ). Under a mixer its
+            ``MixingConfig.eps`` decides (None here, or the same value).
         weighting: the mixer's ``MixingConfig.weighting`` decides it (``"inverse-variance"``;
             ``"pooled"``: the plain-GRPO ablation); None here, or the same value.
         mixer: the ``MixingState`` the ``MixedRewardWrapper`` of ``envs`` feed (default: found in
@@ -302,6 +305,7 @@ class GRPOTrainer:
         group_size: int = 4,
         groups_per_update: int = 4,
         normalize: str | None = None,
+        eps: float | None = None,
         weighting: str | None = None,
         seed: int = 0,
         log_dir: str | os.PathLike | None = None,
@@ -318,6 +322,8 @@ class GRPOTrainer:
             raise ValueError(f"groups_per_update must be at least 1, got {groups_per_update}")
         if normalize not in (None, "none", "group"):
             raise ValueError(f"normalize must be 'none' or 'group', got {normalize!r}")
+        if eps is not None and not eps > 0:
+            raise ValueError(f"eps must be > 0 (added to the group std), got {eps!r}")
         if int(checkpoint_every) < 1:
             raise ValueError(f"checkpoint_every must be at least 1, got {checkpoint_every}")
         self.checkpoint_every = int(checkpoint_every)
@@ -326,8 +332,9 @@ class GRPOTrainer:
         self.tasks = list(tasks)
         self.group_size = int(group_size)
         self.groups_per_update = int(groups_per_update)
-        self.mixer = receive_mixer(self.pool.envs, mixer, weighting=weighting, normalize=normalize)
+        self.mixer = receive_mixer(self.pool.envs, mixer, weighting=weighting, normalize=normalize, eps=eps)
         self.normalize = self.mixer.config.normalize if self.mixer is not None else normalize or "none"
+        self.eps = self.mixer.config.eps if self.mixer is not None else 1e-4 if eps is None else float(eps)
         self.seed = int(seed)
         self.log_dir = None if log_dir is None else Path(log_dir)
         self.progress = progress
@@ -353,7 +360,7 @@ class GRPOTrainer:
         episodes = self.pool.run(jobs, self.policy, bar)
         groups = [episodes[i : i + self.group_size] for i in range(0, len(episodes), self.group_size)]
         rewards = [[e.reward for e in g] for g in groups]
-        adv, w = mix_advantages(groups, self.mixer, self.normalize)
+        adv, w = mix_advantages(groups, self.mixer, self.normalize, self.eps)
         anchor = np.array([bool(e.anchor) for e in episodes])
         mixed = any(e.anchor is not None for e in episodes)
         t0 = time.perf_counter()

@@ -213,7 +213,8 @@ def test_each_arm_builds_one_mixer_and_hands_it_to_the_family_and_the_trainer(mo
 
 
 def test_every_arm_runs_the_mixing_configs_normalisation(monkeypatch, tmp_path):
-    """``MixingConfig.normalize`` is the real arm's too: the arms differ only in their rewards."""
+    """``MixingConfig.normalize`` and ``eps`` are the real arm's too: the arms differ only in their
+    rewards (the real arm once divided by std + 1e-4 whatever the config's eps)."""
     from wmrl_envs.mixing import MixingConfig
 
     trainers = []
@@ -225,11 +226,11 @@ def test_every_arm_runs_the_mixing_configs_normalisation(monkeypatch, tmp_path):
 
     monkeypatch.setattr(compare_module, "GRPOTrainer", Recording)
     budget = Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1)
-    for normalize in ("group", "none"):
+    for normalize, eps in (("group", 0.1), ("none", 1e-4)):
         trainers.clear()
         compare(world=_CountingWorld(), budget=budget, arms=("real", "wmrl"), progress=False,
-                mixing=MixingConfig(normalize=normalize), out=tmp_path / normalize)
-        assert [t.normalize for t in trainers] == [normalize, normalize]
+                mixing=MixingConfig(normalize=normalize, eps=eps), out=tmp_path / normalize)
+        assert [(t.normalize, t.eps) for t in trainers] == [(normalize, eps), (normalize, eps)]
 
 
 def test_an_arm_whose_mixing_state_says_energy_resumes(tmp_path):

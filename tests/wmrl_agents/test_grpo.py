@@ -352,3 +352,22 @@ def test_the_trainer_takes_energy_as_the_deprecated_name_of_inverse_variance():
     assert trainer.mixer is wrapped.state and [w.filename for w in caught] == [__file__]
     with pytest.raises(ValueError, match="weighting='pooled' contradicts"):
         GRPOTrainer(wrapped, TemplatePolicy(), list(CONTEXTS), weighting="pooled", progress=False)
+
+
+def test_eps_floors_the_group_std_of_real_grpo_and_must_agree_with_a_mixer():
+    """A group whose rewards barely differ: divided by std + 1e-4 its advantages are unit-sized,
+    by std + 0.1 they stay near the raw differences (what a floor on the divisor is for)."""
+    from wmrl_agents.grpo import mix_advantages
+
+    group = [[Episode(f"a{i}", "g", reward=r) for i, r in enumerate((0.50, 0.51, 0.49, 0.50))]]
+    std = np.std([0.50, 0.51, 0.49, 0.50], ddof=1)
+    tight, floored = (mix_advantages(group, None, "group", eps)[0][0] for eps in (1e-4, 0.1))
+    assert np.abs(tight).max() == pytest.approx(0.01 / (std + 1e-4)) and np.abs(tight).max() > 1.0
+    assert np.abs(floored).max() == pytest.approx(0.01 / (std + 0.1)) and np.abs(floored).max() < 0.1
+    assert GRPOTrainer(RecipeEnv(), TemplatePolicy(), list(CONTEXTS), normalize="group", eps=0.1,
+                       progress=False).eps == 0.1
+    with pytest.raises(ValueError, match="eps must be > 0"):
+        GRPOTrainer(RecipeEnv(), TemplatePolicy(), list(CONTEXTS), eps=0.0, progress=False)
+    wrapped = MixedRewardWrapper(RecipeEnv(), NoisyWM(), anchor_rate=0.1)
+    with pytest.raises(ValueError, match="eps=0.1 contradicts the mixer's MixingConfig.eps=0.0001"):
+        GRPOTrainer(wrapped, TemplatePolicy(), list(CONTEXTS), eps=0.1, progress=False)
