@@ -17,6 +17,12 @@ Limits of the method:
   load. The CPU estimate is held against ``min(cpu_s, wall_s)`` (a one-thread program's wall time
   is at least its CPU time), so a program that would meet the wall limit on a quiet machine is
   still predicted to fail.
+- A cost that grows faster than the rows but is hidden on the proxy's split under the program's own
+  fixed and linear costs is extrapolated as linear: a kernel SVM is a few hundredths of a CPU-second
+  on 500 rows beside its reading and encoding, and past 20 CPU-s on 6,500. The reruns on fewer rows
+  see nothing superlinear, so no run on more rows is made (`benchmarks/proxy_superlinear.py`: the
+  proxy paid all 5 of 36 SVM programs that met ``wmrl compare``'s cap). Seeing it needs runs on a
+  share of the full rows, at a share of the real run's cost; the anchors are the defence here.
 - A sample fits worse than all rows. This is a monotone bias, which Online Debiasing maps away;
   with ``board="task"`` the proxy score is priced on the task's own board (fitted on all rows), and
   the bias is left to debiasing entirely.
