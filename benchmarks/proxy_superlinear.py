@@ -71,9 +71,9 @@ def main() -> None:
         capped = x["status"] == "run_failed" and x["cpu_s"] >= 0.95 * args.time_limit
         out.append({"task": r["task_id"], "program": r["category"], "proxy": round(score, 3), "proxy_cpu_s": round(cost, 2),
                     "real": x["status"], "real_reward": round(x["reward"], 3), "real_cpu_s": round(x["cpu_s"], 1),
-                    "missed": bool(capped and score > 0)})
+                    "capped": capped, "missed": bool(capped and score > 0)})
     print(table(out, list(out[0])))
-    capped_n = sum(r["real"] == "run_failed" and r["real_cpu_s"] >= 0.95 * args.time_limit for r in out)
+    capped_n = sum(r["capped"] for r in out)
     missed = sum(r["missed"] for r in out)
     print(f"{capped_n} of {len(out)} programs met the {args.time_limit:g} CPU-s cap for real; the proxy paid {missed} of them")
     path = write_json("proxy_superlinear", {"point": args.point, "time_limit": args.time_limit, "programs": out,

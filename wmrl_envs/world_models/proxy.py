@@ -334,7 +334,7 @@ class ProxyRunWorldModel:
                 return None, spent
             points += smaller
         est = _estimate(points, base, n_full)
-        noisy = [r for r in _superlinear(points, base) if est[r] <= caps[r] < _extend(points, r, n_full, 3.0)]
+        noisy = [r for r in _superlinear(points, base) if est[r] <= caps[r] < _cubic(points, r, n_full)]
         if noisy and all(est[r] <= caps[r] for r in used):
             larger = self._rerun(item, 2 * n_proxy)
             if larger is not None and larger[0] > n_proxy:
@@ -550,14 +550,15 @@ def _estimate(points: Sequence[_Point], base: Mapping[str, float], n_full: int) 
         return {r: max(est[r], _power_law((n0, n1, n2), (u0[r], u1[r], u2[r]), n_full)) for r in u0}
     for r in _superlinear(points, base):
         k = _exponent((n0, n1), (u0[r] - base[r], u1[r] - base[r]))
-        est[r] = max(est[r], base[r] + (u0[r] - base[r]) * (n_full / n0) ** min(3.0, k))
+        est[r] = max(est[r], _grown(u0[r], base[r], (n_full / n0) ** min(3.0, k)))
     return est
 
 
-def _extend(points: Sequence[_Point], r: str, n_full: int, k: float) -> float:
-    """Resource ``r`` on ``n_full`` rows along ``F + c * rows ** k`` through the top two runs."""
+def _cubic(points: Sequence[_Point], r: str, n_full: int) -> float:
+    """Resource ``r`` on ``n_full`` rows along ``F + c * rows ** 3`` (the steepest growth the fit
+    allows) through the top two runs."""
     (n0, u0), (n1, u1) = points[0], points[1]
-    return _along(k, (n0, n1), u0[r] - u1[r], u0[r], n_full)
+    return _along(3.0, (n0, n1), u0[r] - u1[r], u0[r], n_full)
 
 
 def _along(k: float, n: tuple[int, int], rise: float, u0: float, n_full: int) -> float:
