@@ -500,7 +500,9 @@ def test_board_none_prices_the_splits_own_rpg_where_the_tasks_board_pays_a_flat_
     sample, strong = predict(sample_of, "none")[1], predict(answers_of, "none")[1]
     assert sample == 0.0 < weak < strong <= 1.0
     if mode == "percentile":  # the task's board: the weak program near the floor with the sample
-        assert predict(sample_of, "task")[1] < 0.05 and predict(weak_of, "task")[1] < 0.1 < weak
+        # board=none pays the weak program exactly 0.1 (accuracy 0.7 against the sample's 2/3); summed in
+        # the split's row order, which the hash seed varies, it lands an ulp either side of 0.1
+        assert predict(sample_of, "task")[1] < 0.05 and predict(weak_of, "task")[1] < 0.1 <= weak + 1e-12
 
 
 @pytest.mark.parametrize(("share", "passes"), [(0.5, True), (0.25, False)])
