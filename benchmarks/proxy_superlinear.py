@@ -2,15 +2,16 @@
 costs hide it on the proxy's split?
 
     python benchmarks/proxy_superlinear.py [--tasks hotel-rates chicago-ridership ...] [--models svm]
-        [--point proxy:rows=500,board=none,time_share=0.25@warm] [--time-limit 20] [--out DIR]
+        [--points proxy:rows=500,board=none,time_share=0.25@warm ...] [--time-limit 20] [--out DIR]
 
 Composer programs with a kernel SVM (or the models named), untuned, 5-fold CV and grid-tuned, on the
 tasks ``wmrl compare`` trains on, each run for real under the compare's CPU cap and predicted by the
-proxy point. An SVM's fit grows with about the square of the rows or faster, but on 500 rows it is a
-few hundredths of a CPU-second beside the program's reading and encoding, so the proxy's reruns on
-fewer rows see linear growth. A program the proxy predicts to pass (score > 0, no predicted limit
-failure) whose real run meets the cap is counted: ``missed``. Prints a table, writes
-``proxy_superlinear.json``.
+proxy points (the real runs are shared). An SVM's fit grows with about the square of the rows or
+faster, but on 500 rows it is a few hundredths of a CPU-second beside the program's reading and
+encoding, so the proxy's reruns on fewer rows see linear growth. A program the proxy predicts to
+pass (score > 0, no predicted limit failure) whose real run meets the cap is counted: ``missed``.
+Prints a table per point, writes ``proxy_superlinear.json`` (``points``: each point's programs and
+counts, and the proxy's CPU over the real runs').
 """
 
 from __future__ import annotations
@@ -51,11 +52,25 @@ def programs(tasks: list[str], models: list[str]) -> list[dict]:
     return rows
 
 
+def judged(rows: list[dict], real: list[dict], pred: dict, time_limit: float) -> dict:
+    """Each program's proxy prediction beside its real run, and the counts: ``capped`` (the real run
+    met the cap), ``missed`` (capped, yet the proxy paid it), ``cpu_ratio`` (proxy CPU over real CPU)."""
+    out = []
+    for r, x, score, cost in zip(rows, real, pred["scores"], pred["costs"]):
+        capped = x["status"] == "run_failed" and x["cpu_s"] >= 0.95 * time_limit
+        out.append({"task": r["task_id"], "program": r["category"], "proxy": round(score, 3), "proxy_cpu_s": round(cost, 2),
+                    "real": x["status"], "real_reward": round(x["reward"], 3), "real_cpu_s": round(x["cpu_s"], 1),
+                    "capped": capped, "missed": bool(capped and score > 0)})
+    return {"programs": out, "capped": sum(r["capped"] for r in out), "missed": sum(r["missed"] for r in out),
+            "cpu_ratio": sum(pred["costs"]) / sum(x["cpu_s"] for x in real)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tasks", nargs="+", default=list(TASKS))
     ap.add_argument("--models", nargs="+", default=["svm"], help="composer model variants")
-    ap.add_argument("--point", default="proxy:rows=500,board=none,time_share=0.25@warm")
+    ap.add_argument("--points", nargs="+", default=["proxy:rows=500,board=none,time_share=0.25@warm"],
+                    help="world-model points, all on one backend (after the @)")
     ap.add_argument("--time-limit", type=float, default=20.0, help="CPU-s cap of every run (wmrl compare's)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None)
@@ -64,20 +79,18 @@ def main() -> None:
 
     rows = programs(args.tasks, args.models)
     ctx = {k: {**c, **program_limits(args.time_limit)} for k, c in contexts(rows).items()}
-    real = real_runs(rows, ctx, args.point.partition("@")[2], args.workers)
-    pred = predictions(args.point, rows, ctx, args.workers)
-    out = []
-    for r, x, score, cost in zip(rows, real, pred["scores"], pred["costs"]):
-        capped = x["status"] == "run_failed" and x["cpu_s"] >= 0.95 * args.time_limit
-        out.append({"task": r["task_id"], "program": r["category"], "proxy": round(score, 3), "proxy_cpu_s": round(cost, 2),
-                    "real": x["status"], "real_reward": round(x["reward"], 3), "real_cpu_s": round(x["cpu_s"], 1),
-                    "capped": capped, "missed": bool(capped and score > 0)})
-    print(table(out, list(out[0])))
-    capped_n = sum(r["capped"] for r in out)
-    missed = sum(r["missed"] for r in out)
-    print(f"{capped_n} of {len(out)} programs met the {args.time_limit:g} CPU-s cap for real; the proxy paid {missed} of them")
-    path = write_json("proxy_superlinear", {"point": args.point, "time_limit": args.time_limit, "programs": out,
-                                            "capped": capped_n, "missed": missed},
+    backends = {p.partition("@")[2] for p in args.points}
+    if len(backends) != 1:
+        raise SystemExit(f"--points must share one backend (after the @), got {sorted(backends)}")
+    real = real_runs(rows, ctx, backends.pop(), args.workers)
+    results = {point: judged(rows, real, predictions(point, rows, ctx, args.workers), args.time_limit)
+               for point in args.points}
+    for point, res in results.items():
+        print(f"\n{point}")
+        print(table(res["programs"], list(res["programs"][0])))
+        print(f"{res['capped']} of {len(rows)} programs met the {args.time_limit:g} CPU-s cap for real; the proxy paid "
+              f"{res['missed']} of them; proxy CPU / real CPU {res['cpu_ratio']:.3f}")
+    path = write_json("proxy_superlinear", {"time_limit": args.time_limit, "points": results},
                       Path(args.out) if args.out else None)
     print(f"wrote {path}")
 

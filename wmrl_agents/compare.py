@@ -162,10 +162,12 @@ class Study:
 
 def _cost(totals: dict) -> dict:
     """An arm's compute: sandbox CPU-seconds (wall where unmeasured) + simulator seconds +
-    world-model seconds + policy-update seconds."""
+    world-model seconds + policy-update seconds; and its simulator steps (the same work on any
+    machine: simulator seconds are wall time, which other jobs stretch)."""
     exec_cpu = totals["exec_cpu_s"] or totals["exec_s"]
     sim = totals.get("sim_s", 0.0)
     return {"real_executions": int(totals["real_episodes"]), "exec_cpu_s": exec_cpu, "sim_s": sim,
+            "sim_steps": int(totals.get("sim_steps", 0)),
             "wm_s": totals["wm_s"], "update_s": totals["update_s"],
             "compute_s": exec_cpu + sim + totals["wm_s"] + totals["update_s"]}
 
@@ -238,7 +240,11 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     curve points written before a restart are not evaluated again."""
     log_dir = None if study.out is None else study.out / f"seed{seed}" / arm
     if log_dir is not None and (log_dir / "result.json").exists():
-        return json.loads((log_dir / "result.json").read_text())
+        result = json.loads((log_dir / "result.json").read_text())
+        if "sim_steps" not in result:  # written before results carried it: the updates' log has it
+            logged = _by_update(_read_jsonl(log_dir / "metrics.jsonl"))
+            result["sim_steps"] = int(sum(r.get("cost/sim_steps", 0) for r in logged))
+        return result
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
     mixer = arm_mixer(study, arm, seed, log_dir)
@@ -367,7 +373,7 @@ def compare(
     return results
 
 
-METRICS = ("heldout", "heldout_greedy", "dsbench", "dsbench_greedy", "real_executions", "compute_s")
+METRICS = ("heldout", "heldout_greedy", "dsbench", "dsbench_greedy", "real_executions", "compute_s", "sim_steps")
 
 
 def _mean_curve(per_seed: list[list[dict]]) -> dict:
@@ -381,15 +387,23 @@ def _mean_curve(per_seed: list[list[dict]]) -> dict:
     return {"points": points}
 
 
-def _arm_summary(rows: list[Any], real: list[Any], is_real: bool) -> dict[str, Any]:
-    """One arm's entry of :func:`summarize` from its runs (``rows``) and ``real``'s, seed by seed."""
-    out: dict[str, Any] = {m: interval([r.get(m) for r in rows]) for m in METRICS if any(m in r for r in rows)}
+def _ratios(rows: list[Any], real: list[Any]) -> dict[str, Any]:
+    """Real's mean compute over the arm's (None, with ``ratio_note`` saying why, where either ran no
+    program), and the same for simulator steps (None where nothing was simulated)."""
     mean_compute = float(np.mean([r["compute_s"] for r in rows]))
     real_compute = float(np.mean([r["compute_s"] for r in real]))
     note = ("ran no program" if not any(r["real_executions"] for r in rows)
             else None if any(r["real_executions"] for r in real) else "real ran no program")
-    out["ratio_note"] = note
-    out["compute_ratio"] = real_compute / mean_compute if mean_compute > 0 and note is None else None
+    steps, real_steps = (float(np.mean([r.get("sim_steps", 0) for r in x])) for x in (rows, real))
+    return {"ratio_note": note,
+            "compute_ratio": real_compute / mean_compute if mean_compute > 0 and note is None else None,
+            "steps_ratio": real_steps / steps if steps > 0 and real_steps > 0 else None}
+
+
+def _arm_summary(rows: list[Any], real: list[Any], is_real: bool) -> dict[str, Any]:
+    """One arm's entry of :func:`summarize` from its runs (``rows``) and ``real``'s, seed by seed."""
+    out: dict[str, Any] = {m: interval([r.get(m) for r in rows]) for m in METRICS if any(m in r for r in rows)}
+    out.update(_ratios(rows, real))
     if not is_real:
         out["vs_real"] = {m: paired([r[m] for r in rows], [r[m] for r in real])
                           for m in ("heldout", "heldout_greedy", "dsbench") if m in rows[0]}
@@ -402,7 +416,8 @@ def _arm_summary(rows: list[Any], real: list[Any], is_real: bool) -> dict[str, A
 
 def summarize(runs: dict, arms: Sequence[str]) -> dict:
     """Per-arm means and intervals over seeds, paired differences to ``real``, the compute ratio
-    (real's mean compute over the arm's: a ratio of means, stable when one seed draws few anchors),
+    (real's mean compute over the arm's: a ratio of means, stable when one seed draws few anchors)
+    and, where the env simulates, the same ratio of simulator steps (``steps_ratio``),
     mean curves, and the compute at which each arm's mean curve first reaches real's final score.
 
     The ratio compares execution against prediction, so it needs programs that ran: where the arm
@@ -437,11 +452,15 @@ def table(results: dict) -> str:
             "real_exec": fmt(s["real_executions"], 0),
             "compute_s": fmt(s["compute_s"], 0),
             "ratio": s.get("ratio_note") or ("-" if s["compute_ratio"] is None else f"{s['compute_ratio']:.2f}x"),
+            "sim_steps": fmt(s["sim_steps"], 0) if "sim_steps" in s else "-",
+            "steps ratio": "-" if s.get("steps_ratio") is None else f"{s['steps_ratio']:.2f}x",
             "reach_real_s": "-" if reach is None else f"{reach:.0f}",
             "wm_auc": fmt(s["wm_auc_ok"], 2) if "wm_auc_ok" in s else "",
             "wm_rho": fmt(s["wm_spearman"], 2) if "wm_spearman" in s else "",
         })
-    columns = [c for c in rows[-1] if c != "dsbench" or any("dsbench" in s for s in results["summary"].values())]
+    shown = {"dsbench": any("dsbench" in s for s in results["summary"].values()),
+             "sim_steps": any(s.get("steps_ratio") for s in results["summary"].values())}
+    columns = [c for c in rows[-1] if shown.get("sim_steps" if c == "steps ratio" else c, True)]
     return format_table(rows, columns)
 
 

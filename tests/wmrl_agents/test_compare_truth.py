@@ -35,6 +35,32 @@ def test_arms_that_ran_programs_keep_their_ratio():
     assert s["wmrl"]["compute_ratio"] == pytest.approx(4.0) and s["wmrl"]["ratio_note"] is None
 
 
+def test_simulated_arms_get_a_ratio_of_simulator_steps_beside_the_seconds():
+    """Simulator seconds are wall time (other jobs stretch them); steps are the work itself."""
+    real, wmrl = _run(16, 80.0), _run(4, 40.0)
+    real["sim_steps"], wmrl["sim_steps"] = 50_000, 20_000
+    res = summarize({0: {"real": real, "wmrl": wmrl}}, ("real", "wmrl"))
+    assert res["summary"]["wmrl"]["steps_ratio"] == pytest.approx(2.5)
+    assert res["summary"]["wmrl"]["compute_ratio"] == pytest.approx(2.0)
+    header, *_, last = table(res).splitlines()
+    assert "steps ratio" in header and "2.50x" in last and "20000" in last
+    text = summarize({0: {"real": _run(16, 80.0), "wmrl": _run(2, 20.0)}}, ("real", "wmrl"))
+    assert text["summary"]["wmrl"]["steps_ratio"] is None and "steps ratio" not in table(text)
+
+
+def test_an_arm_finished_before_results_carried_steps_reads_them_from_its_log(tmp_path):
+    import json
+    from types import SimpleNamespace
+
+    arm = tmp_path / "seed0" / "real"
+    arm.mkdir(parents=True)
+    (arm / "result.json").write_text(json.dumps(_run(16, 80.0)))
+    rows = [{"update": 0, "cost/sim_steps": 300}, {"update": 1, "cost/sim_steps": 100},
+            {"update": 1, "cost/sim_steps": 200}]  # update 1 logged twice (a restart): the last row counts
+    (arm / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert compare_module.run_arm(SimpleNamespace(out=tmp_path), "real", 0)["sim_steps"] == 500
+
+
 class _Recorder:
     def sample(self, obs, info, rng):
         return "print(1)", None
