@@ -20,9 +20,10 @@ Limits of the method:
 - A cost that grows faster than the rows but is hidden on the proxy's split under the program's own
   fixed and linear costs is extrapolated as linear: a kernel SVM is a few hundredths of a CPU-second
   on 500 rows beside its reading and encoding, and past 20 CPU-s on 6,500. The reruns on fewer rows
-  see nothing superlinear, so no run on more rows is made (`benchmarks/proxy_superlinear.py`: the
-  proxy paid all 5 of 36 SVM programs that met ``wmrl compare``'s cap). Seeing it needs runs on a
-  share of the full rows, at a share of the real run's cost; the anchors are the defence here.
+  see nothing superlinear, so no run on more rows is made (`benchmarks/proxy_superlinear.py`: at
+  ``rows=500`` the proxy paid all 6 of 36 SVM programs that met ``wmrl compare``'s cap, at
+  ``rows=2000`` 1 of 6, for 0.55x the real runs' CPU on the compare's programs against 0.46x).
+  More rows are the remedy, at a share of the real run's cost; the anchors are the defence beyond.
 - A sample fits worse than all rows. This is a monotone bias, which Online Debiasing maps away;
   with ``board="task"`` the proxy score is priced on the task's own board (fitted on all rows), and
   the bias is left to debiasing entirely.
