@@ -229,15 +229,17 @@ def plot(results: dict, path: Path) -> Path | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    fig, axes = plt.subplots(1, len(results), figsize=(6.5 * len(results), 4.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(results), figsize=(7 * len(results), 4.8), squeeze=False)
     for ax, (half, res) in zip(axes[0], results.items()):
-        for point, r in res["points"].items():
+        key = []  # points are numbered on the plot and named in a key: close points' names would overlap
+        for i, (point, r) in enumerate(res["points"].items(), 1):
             f = r["figures"]
             marker = "s" if point == "static" else ("o" if "@warm" in point else "^")
             color = "grey" if point == "static" else ("tab:orange" if "board=task" in point else "tab:blue")
             ax.scatter(f["cpu_ratio"], f["spearman"], marker=marker, color=color, s=55)
-            ax.annotate(point.replace("proxy:", "").replace(",board=task", " task-board"), (f["cpu_ratio"], f["spearman"]),
-                        fontsize=7, xytext=(4, 3), textcoords="offset points")
+            ax.annotate(str(i), (f["cpu_ratio"], f["spearman"]), fontsize=7, xytext=(4, 3), textcoords="offset points")
+            key.append(f"{i}: {point.replace('proxy:', '')}")
+        ax.text(1.02, 0.0, "\n".join(key), transform=ax.transAxes, fontsize=7, va="bottom", family="monospace")
         ax.axhline(TARGET["spearman"], color="green", lw=0.8, ls="--")
         ax.axvline(TARGET["cpu_ratio"], color="green", lw=0.8, ls="--")
         ax.set_xscale("log")
@@ -246,7 +248,7 @@ def plot(results: dict, path: Path) -> Path | None:
     fig.suptitle("World models: fidelity against cost\n(circles: warm sandbox, triangles: cold; dashed: the target)",
                  fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 
