@@ -458,9 +458,10 @@ def table(results: dict) -> str:
             "wm_auc": fmt(s["wm_auc_ok"], 2) if "wm_auc_ok" in s else "",
             "wm_rho": fmt(s["wm_spearman"], 2) if "wm_spearman" in s else "",
         })
-    shown = {"dsbench": any("dsbench" in s for s in results["summary"].values()),
-             "sim_steps": any(s.get("steps_ratio") for s in results["summary"].values())}
-    columns = [c for c in rows[-1] if shown.get("sim_steps" if c == "steps ratio" else c, True)]
+    summaries = results["summary"].values()
+    hidden = ({"dsbench"} if not any("dsbench" in s for s in summaries) else set()) | (
+        {"sim_steps", "steps ratio"} if not any(s.get("steps_ratio") for s in summaries) else set())
+    columns = [c for c in rows[-1] if c not in hidden]
     return format_table(rows, columns)
 
 
