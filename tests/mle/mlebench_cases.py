@@ -3,8 +3,10 @@
 For each competition of :data:`COMPS`, :func:`build` writes a prepared folder in mle-bench's layout
 and file names (``<id>/prepared/public/<sample>``, ``<id>/prepared/private/<answers>``, the
 ``config.yaml`` naming both), with the columns mle-bench's ``prepare.py`` writes; :func:`cases`
-gives the edge-case submissions (:data:`CASES`) as CSV bytes. Everything is seeded by the
-competition's id. This module imports nothing from wmrl, so that the expected verdicts in
+gives the edge-case submissions (:data:`CASES`) as CSV bytes. tensorflow2-question-answering,
+whose answers are annotated examples in JSON lines, is built by ``mlebench_qa_cases.py`` and has
+whole-file cases of its own (:func:`case_names`). Everything is seeded by the competition's id.
+This module imports nothing from wmrl, so that the expected verdicts in
 ``data/mlebench_differential.json`` could be computed once, outside this repository, by
 mle-bench's own grade functions (783b15a) on exactly these files.
 """
@@ -21,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
+
+from . import mlebench_qa_cases as QA
 
 N = 24  # answer rows
 
@@ -76,6 +80,7 @@ class Comp:
     odd_values: tuple[tuple[str, str], ...] = ()  # (case, value): more cases, the noisy file with one cell changed
     answer_classes: tuple = ()  # what the answers hold for each of ``classes`` where a prediction reads otherwise
     box_rows: bool = False  # the answers hold a row per box of the "class conf x0 y0 x1 y1 ..." predictions (vinbigdata)
+    records: bool = False  # the answers are examples in JSON lines, built by mlebench_qa_cases.py
 
 
 RANZCR = (
@@ -319,6 +324,9 @@ COMPS: dict[str, Comp] = {
     "siim-covid19-detection": Comp(
         "id", ("PredictionString",), "label", "{h}_study", classes=SIIM_BOXES, odd_values=SIIM_ODDITIES,
     ),
+    QA.COMP: Comp(
+        "example_id", ("PredictionString",), "label", "{h}", answers="test.jsonl", odd_values=QA.ODDITIES, records=True,
+    ),
 }
 
 
@@ -391,6 +399,8 @@ def _answers(name: str) -> pd.DataFrame:
 
 
 def sample(name: str) -> pd.DataFrame:
+    if COMPS[name].records:
+        return QA.sample()
     comp, ans = COMPS[name], _answers(name)
     columns = [c for c in ans.columns if c not in comp.answer_extra]
     out = ans[columns].copy()
@@ -401,6 +411,8 @@ def sample(name: str) -> pd.DataFrame:
 
 def _predictions(name: str, noise: bool) -> pd.DataFrame:
     """A submission: the answers, or a noisy guess at them, in the sample's columns."""
+    if COMPS[name].records:
+        return QA.predictions(noise)
     comp, ans, rng = COMPS[name], _answers(name), _rng(name, "noise")
     sub = sample(name)
     for c in comp.columns:
@@ -440,7 +452,15 @@ def cases(name: str) -> dict[str, bytes]:
     out = edge_cases(_predictions(name, False), noisy, comp, _rng(name, "cases"))
     for case, value in comp.odd_values:
         out[case] = _csv(_first_value_cell(noisy, comp, value))
+    if comp.records:
+        out.update(QA.file_cases(noisy))
     return out
+
+
+def case_names(name: str) -> set[str]:
+    """The names of :func:`cases` of competition ``name``."""
+    comp = COMPS[name]
+    return {*CASES, *(case for case, _ in comp.odd_values), *(QA.FILE_CASES if comp.records else ())}
 
 
 def edge_cases(good: pd.DataFrame, noisy: pd.DataFrame, comp: Comp, rng: np.random.Generator) -> dict[str, bytes]:
@@ -515,16 +535,17 @@ def build(root: Path, names: list[str] | None = None) -> Path:
         public, private = root / name / "prepared" / "public", root / name / "prepared" / "private"
         public.mkdir(parents=True, exist_ok=True)
         private.mkdir(parents=True, exist_ok=True)
-        sample(name).to_csv(public / comp.sample, index=False)
-        answers(name).to_csv(private / comp.answers, index=False)
-        (public / "description.md").write_text(f"# {name}\n\nSynthetic copy for the differential test.\n")
-        config = {
-            "id": name,
-            "dataset": {
-                "answers": f"{name}/prepared/private/{comp.answers}",
-                "sample_submission": f"{name}/prepared/public/{comp.sample}",
-            },
-            "grader": {"grade_fn": f"mlebench.competitions.{name}.grade:grade"},
+        dataset = {
+            "answers": f"{name}/prepared/private/{comp.answers}",
+            "sample_submission": f"{name}/prepared/public/{comp.sample}",
         }
+        if comp.records:
+            QA.write(public, private)
+            dataset["gold_submission"] = f"{name}/prepared/private/gold_submission.csv"
+        else:
+            sample(name).to_csv(public / comp.sample, index=False)
+            answers(name).to_csv(private / comp.answers, index=False)
+        (public / "description.md").write_text(f"# {name}\n\nSynthetic copy for the differential test.\n")
+        config = {"id": name, "dataset": dataset, "grader": {"grade_fn": f"mlebench.competitions.{name}.grade:grade"}}
         (root / name / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return root

@@ -26,6 +26,11 @@ DSBench's scripts), since a benchmark's own code can skip blanks too. A blank is
 (the sample's columns but the id). ``info["score"]`` is the benchmark's number,
 ``info["paid_score"]`` the one the reward is computed from, ``info["blank_predictions"]`` the
 count of blank cells; the feedback says both numbers when they differ.
+
+Where the benchmark scores a blank as an answer (the grader's ``blanks_are_answers``: mle-bench's
+tensorflow2-question-answering reads a blank ``PredictionString`` as "no answer", right where the
+example has none, wrong where it has one) nothing is left out of the score and the sample's value
+is itself blank: there are no blank predictions in this sense and the score is paid as it is.
 """
 
 from __future__ import annotations
@@ -56,6 +61,8 @@ class Graded:
 
 def paid_grade(task: Task, data: bytes, score: float) -> Graded:
     """``score`` (the benchmark's, of ``data``) with the score the env pays on (module docstring)."""
+    if getattr(task.grader, "blanks_are_answers", False):
+        return Graded(score, score)
     try:
         literal = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
         missing = pd.read_csv(io.BytesIO(data), dtype=str).isna()

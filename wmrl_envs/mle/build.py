@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 from wmrl_envs.mle.datasets import load_source
 from wmrl_envs.mle.metrics import get_metric
 from wmrl_envs.mle.spec import TaskSpec
-from wmrl_envs.mle.task import Task
+from wmrl_envs.mle.task import Task, answers_are_json_lines
 
 _DONE = ".complete"
 SECRET_FILE = "id_secret.hex"  # in private/: the key of the task's ids
@@ -209,8 +209,14 @@ def carve_dev(task: Task, dest: Path, fraction: float = 0.2, seed: int = 42, max
     file without targets, sample submission, and every other data file linked as it is) and
     ``dest/private/test_answer.csv`` holds the held-out targets in the submission format. With
     ``max_rows``, both parts come from a seeded sample of that many train rows.
-    Raises ``ValueError`` when there is no train file with the targets.
+    Raises ``ValueError`` when there is no train file with the targets, and for answers in JSON
+    lines (tensorflow2-question-answering), which held-out train rows cannot stand in for.
     """
+    if answers_are_json_lines(task.answers_path):
+        raise ValueError(
+            f"task {task.id}: its answers are JSON lines ({task.answers_path.name}), graded by mle-bench's "
+            "grade function only; no validation split is carved (non-final turns only check the format)"
+        )
     train_name, test_name = task.train_file, task.test_file
     if train_name is None or test_name is None:
         raise ValueError(f"task {task.id}: no train and test file to carve a validation split from")

@@ -10,11 +10,11 @@ stopping the others. How a task is graded, first rule that applies:
    ``save_performance/{baseline,GT}`` when present.
 3. MLE-bench: the competition's grade function from an mle-bench checkout (``mlebench=PATH`` or
    ``$MLEBENCH_HOME``, with a checkout's layout; ``mlebench_graders.MLEBenchCheckout``), else
-   wmrl's copy of its ``grade.py`` rules where there is one (``mlebench_rules.RULES``), scores
-   rounded to 5 places as mle-bench reports them. A competition in
-   ``mlebench_rules.NOT_REPRODUCED`` is not gradable, with the reason; other MLE-bench
+   wmrl's copy of its ``grade.py`` rules where there is one (``mlebench_rules.RULES``: every
+   competition at 783b15a), scores rounded to 5 places as mle-bench reports them; other MLE-bench
    competitions fall through to the rules below (the registry stands in for mle-bench: ``wmrl
-   tasks`` says so).
+   tasks`` says so). Answers in JSON lines (tensorflow2-question-answering) are read by
+   mle-bench's grade functions only: with any other grader the task is not gradable, with why.
 4. MLE-Dojo and MLE-bench with an MLE-Dojo checkout (``mledojo=PATH`` or ``$MLEDOJO_HOME``,
    with a checkout's layout; an importable ``mledojo`` is never one): the competition's own metric class
    (``graders.MLEDojoMetric``).
@@ -39,10 +39,9 @@ from wmrl_envs.mle.layouts import TaskSource, find_tasks, zipped_csvs
 from wmrl_envs.mle.metrics import METRICS, Metric, get_metric
 from wmrl_envs.mle.mlebench_graders import MLEBenchCheckout, MLEBenchRules
 from wmrl_envs.mle.mlebench_graders import checkout_root as mlebench_root
-from wmrl_envs.mle.mlebench_rules import NOT_REPRODUCED as MLEBENCH_NOT_REPRODUCED
 from wmrl_envs.mle.mlebench_rules import RULES as MLEBENCH_RULES
 from wmrl_envs.mle.registry import load_registry
-from wmrl_envs.mle.task import Task
+from wmrl_envs.mle.task import Task, answers_are_json_lines
 
 MAX_EXTRACTED_BYTES = 4 << 30  # a zipped public CSV larger than this once extracted is refused
 # (identifier in a scoring script, metric): the first rule whose identifiers all occur wins.
@@ -163,12 +162,14 @@ def _task(src: TaskSource, work: Path, metrics: dict, checkouts: _Checkouts, ali
         grader=grader,
         reference_scores=refs,
         alignment=(alignment or "position") if isinstance(grader, DSBenchScript) else None,
+        gold_path=src.gold,
     )
 
 
 def _grading(src: TaskSource, metrics: dict, checkouts: _Checkouts, align: str, id_column: str):
     """``(metric, grader or None, reference scores)`` of ``src`` (see the module docstring)."""
     if src.id in metrics:
+        _csv_answers(src, "a built-in metric")
         return get_metric(metrics[src.id]), None, {}
     if src.layout == "dsbench" and src.eval_script is not None:
         refs = {k: _result(p) for k, p in (("baseline", src.baseline_result), ("perfect", src.perfect_result)) if p}
@@ -182,10 +183,9 @@ def _grading(src: TaskSource, metrics: dict, checkouts: _Checkouts, align: str, 
         )
         metric = _named_metric(guess, higher, title)
         return metric, DSBenchScript(src.eval_script, src.answers, src.id, align, id_column), refs
-    if src.layout == "mle-bench" and src.id in MLEBENCH_NOT_REPRODUCED:
-        raise ValueError(f"not gradable as mle-bench grades it: {MLEBENCH_NOT_REPRODUCED[src.id]}")
     if src.layout == "mle-bench" and (checkouts.mlebench is not None or src.id in MLEBENCH_RULES):
         return _mlebench_grading(src, checkouts.mlebench)
+    _csv_answers(src, "MLE-Dojo's metrics and wmrl's registry")
     checkout = checkouts.mledojo
     if checkout is not None and src.layout in ("mle-dojo", "mle-bench"):
         grader = MLEDojoMetric(checkout, src.id, src.answers)
@@ -200,6 +200,15 @@ def _grading(src: TaskSource, metrics: dict, checkouts: _Checkouts, align: str, 
         return get_metric(name_file.read_text().strip()), None, {}
     why = f"{entry.reason}" if entry is not None else "not an MLE-Dojo competition known to wmrl's registry"
     raise ValueError(f"not gradable: {why}; pass metrics={{{src.id!r}: NAME}} or an MLE-Dojo checkout")
+
+
+def _csv_answers(src: TaskSource, grader: str) -> None:
+    """Refuse answers in JSON lines, which only mle-bench's grade functions read, for ``grader``."""
+    if answers_are_json_lines(src.answers):
+        raise ValueError(
+            f"not gradable: the answers {src.answers.name} are JSON lines, which only mle-bench's grade "
+            f"functions read (wmrl's rules where it has them, else an mle-bench checkout), not {grader}"
+        )
 
 
 def _mlebench_grading(src: TaskSource, checkout: Path | None):
@@ -247,6 +256,8 @@ def _result(path: Path) -> float:
 def _task_type(metric: Metric, prediction_columns: list[str], answers: Path) -> str:
     if metric.kind == "value":
         return "regression"
+    if answers_are_json_lines(answers):  # each row one answer of many (a span, YES, NO, none); no label column
+        return "multiclass"
     if len(prediction_columns) > 2 or (metric.kind == "proba" and len(prediction_columns) == 2):
         return "multiclass"
     if metric.kind == "label":

@@ -12,7 +12,9 @@ MLE-Dojo, prepared by its ``prepare/mle.py`` (the registered data dir is ``<comp
 MLE-bench, prepared by ``mlebench prepare``::
 
     <comp>/prepared/public/    description.md, sample_submission.csv (or the name config.yaml gives)
-    <comp>/prepared/private/   the answers (config.yaml's dataset.answers, else the one CSV there)
+    <comp>/prepared/private/   the answers (config.yaml's dataset.answers, else the one JSON-lines
+                               file there, else the one CSV), the gold submission (config.yaml's
+                               dataset.gold_submission, else gold_submission.csv)
     <comp>/config.yaml, <comp>/leaderboard.csv   (copied from the competition's folder, optional)
 
   Some ``prepare.py`` zip ``public/``'s CSVs (text-normalization: ``en_train.csv.zip``,
@@ -21,6 +23,10 @@ MLE-bench, prepared by ``mlebench prepare``::
   sample in ``private/``, which the program never sees: the sample is then the zipped one in
   ``public/``, and the task's view holds each zipped CSV extracted beside its zip
   (``external.py``).
+
+  tensorflow2-question-answering's answers are ``private/test.jsonl``, annotated examples that
+  mle-bench reads as a list of dicts, beside ``private/gold_submission.csv``, the perfect
+  submission (``task.answers_are_json_lines``).
 
 DSBench data modeling (``data.zip`` unpacked beside the repository's ``evaluation/`` and
 ``save_performance/``; the ``data/`` level is optional)::
@@ -70,6 +76,7 @@ class TaskSource:
     baseline_result: Path | None = None  # DSBench: save_performance/baseline/<name>/result.txt
     perfect_result: Path | None = None  # DSBench: save_performance/GT/<name>/result.txt
     config: dict | None = None  # MLE-bench: the competition's config.yaml
+    gold: Path | None = None  # MLE-bench: the gold submission, where there is one
 
 
 def find_tasks(path: str | Path) -> list[TaskSource]:
@@ -135,11 +142,13 @@ def _mlebench(folder: Path) -> TaskSource:
         value = dataset.get(key)
         return where / Path(value).name if isinstance(value, str) else None
 
-    csvs = sorted(private.glob("*.csv"))
-    answers = named("answers", private) or (csvs[0] if len(csvs) == 1 else private / "answers.csv")
+    answers = (
+        named("answers", private) or _only(private, "*.jsonl") or _only(private, "*.csv") or private / "answers.csv"
+    )
     sample = named("sample_submission", public)
     if sample is None or not sample.is_file():
         sample = _sample(public)
+    gold = named("gold_submission", private) or private / "gold_submission.csv"
     return TaskSource(
         id=folder.name,
         layout="mle-bench",
@@ -151,7 +160,14 @@ def _mlebench(folder: Path) -> TaskSource:
         sample=sample if sample is not None and sample.is_file() else None,
         boards=tuple(p for p in (folder / "leaderboard.csv",) if p.is_file()),
         config=config,
+        gold=gold if gold.is_file() else None,
     )
+
+
+def _only(folder: Path, pattern: str) -> Path | None:
+    """The one file of ``folder`` matching ``pattern``, else None."""
+    found = sorted(folder.glob(pattern))
+    return found[0] if len(found) == 1 else None
 
 
 def _read_config(path: Path) -> dict | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -18,12 +19,21 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Rule:
-    """One competition's grade function and how its score reads."""
+    """One competition's grade function and how its score reads.
 
-    grade: Callable[[pd.DataFrame, pd.DataFrame], float]
+    ``grade(submission, answers)`` takes the answers as mle-bench's ``load_answers`` gives them: a
+    frame for a CSV, a list of dicts for JSON lines (tensorflow2-question-answering)."""
+
+    grade: Callable[[pd.DataFrame, Any], float]
     metric: str  # the wmrl metric the score is (shown to the agent; never used to grade)
     higher_is_better: bool
     note: str = ""  # what a user should know of the exactness (``wmrl tasks`` shows it)
+    # JSON-lines answers: the keys of each record grade.py reads; the others are dropped on loading
+    # (tensorflow2-question-answering's records hold whole documents). Empty: every key kept.
+    answer_keys: tuple[str, ...] = ()
+    # grade.py scores a blank prediction as an answer ("no answer") rather than leaving it out, so
+    # blanks.py pays the score as it is (tensorflow2-question-answering)
+    blanks_are_answers: bool = False
 
 
 def need(frame: pd.DataFrame, column: str, what: str = "Submission") -> None:

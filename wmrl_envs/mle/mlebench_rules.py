@@ -2,7 +2,8 @@
 
 mle-bench (github.com/openai/mle-bench, checked at 783b15a) grades a submission with the
 competition's ``grade(submission, answers)`` (``mlebench/competitions/<id>/grade.py``), both frames
-read by ``pd.read_csv(float_precision="round_trip")``; any exception it raises means "no score"
+read by ``pd.read_csv(float_precision="round_trip")`` (answers in JSON lines as a list of dicts,
+``mlebench_qa.py``); any exception it raises means "no score"
 (``None``), and a score is reported rounded to 5 places (``Grader.__call__``). Each competition
 checks and aligns differently, and those differences decide verdicts, so every rule below does
 what that competition's ``grade.py`` does, with the same pandas, numpy, scipy and scikit-learn
@@ -16,10 +17,12 @@ those files (nothing copied).
 
 :data:`RULES` maps a competition id to its :class:`Rule`, those of ``mlebench_sequences.py`` (texts
 and sequences: Jaccard, edit distances, orders), ``mlebench_masks.py`` (run-length masks: Dice,
-F0.5, Hausdorff), ``mlebench_boxes.py`` (boxes and points: F1, average precision) and
-``mlebench_coco.py`` (vinbigdata's pycocotools evaluation) included; the checks they share are in
-``mlebench_checks.py``. ``tests/mle/test_mlebench_differential.py`` compares every rule with
-mle-bench's own grade functions on edge cases.
+F0.5, Hausdorff), ``mlebench_boxes.py`` (boxes and points: F1, average precision),
+``mlebench_coco.py`` (vinbigdata's pycocotools evaluation) and ``mlebench_qa.py``
+(tensorflow2-question-answering, whose answers are JSON lines) included: every competition with a
+``grade.py`` at 783b15a. The checks they share are in ``mlebench_checks.py``.
+``tests/mle/test_mlebench_differential.py`` compares every rule with mle-bench's own grade
+functions on edge cases.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from wmrl_envs.mle.mlebench_boxes import BOX_RULES
 from wmrl_envs.mle.mlebench_checks import Refused, Rule, need, sorted_ids_match
 from wmrl_envs.mle.mlebench_coco import COCO_RULES
 from wmrl_envs.mle.mlebench_masks import MASK_RULES
+from wmrl_envs.mle.mlebench_qa import QA_RULES
 from wmrl_envs.mle.mlebench_sequences import SEQUENCE_RULES
 
 ROUND_DIGITS = 5  # mle-bench's Grader rounds every score to 5 places
@@ -923,15 +927,5 @@ RULES: dict[str, Rule] = {
     **MASK_RULES,
     **BOX_RULES,
     **COCO_RULES,
+    **QA_RULES,
 }
-
-
-NOT_REPRODUCED: dict[str, str] = {  # mle-bench competitions wmrl cannot grade as mle-bench does, and why
-    "tensorflow2-question-answering": (
-        "its answers are annotated examples in JSON lines (prepared/private/test.jsonl), which mle-bench's "
-        "grade.py reads as a list of dicts against two submission rows (long and short answer) per example, "
-        "while wmrl reads an MLE-bench task's answers as a CSV of one row per submission row (row counts, "
-        "validation splits); neither wmrl's rules nor an mle-bench checkout can grade it here"
-    ),
-}
-

@@ -53,6 +53,14 @@ def file_schema(path: Path) -> FileSchema:
     return schema
 
 
+def answers_are_json_lines(path: Path) -> bool:
+    """Whether ``path`` holds answers as JSON lines, one record per example (mle-bench's
+    tensorflow2-question-answering: ``test.jsonl``, two submission rows per record). Only
+    mle-bench's grade functions read them: the submission's row count is then the sample's, the
+    perfect submission the gold one, and no validation split or built-in metric applies."""
+    return path.suffix == ".jsonl"
+
+
 class Grader(Protocol):
     """A benchmark's own grader (graders.py): ``(bytes, parsed frame) -> score``."""
 
@@ -88,6 +96,7 @@ class Task:
     grader: Grader | None = None
     reference_scores: dict[str, float] = field(default_factory=dict)  # "baseline", "perfect" given by the benchmark
     alignment: str | None = None  # how the grader matches rows: "position" or "id" (DSBench folders)
+    gold_path: Path | None = None  # mle-bench's gold submission: the perfect one where the answers are JSON lines
 
     def run_limits(self, overrides: dict | None = None) -> Limits:
         """The sandbox limits of this task's runs, with ``overrides`` (a dict of ``Limits`` fields)."""
@@ -146,6 +155,9 @@ class Task:
 
     @cached_property
     def answer_rows(self) -> int:
+        """The rows a submission should have: the answers', or the sample's for JSON-lines answers."""
+        if answers_are_json_lines(self.answers_path):
+            return len(self.sample)
         with self.answers_path.open("rb") as f:
             return max(0, len(pd.read_csv(f, usecols=[0], dtype=str)))
 
@@ -183,9 +195,13 @@ class Task:
     @cached_property
     def perfect_score(self) -> float:
         """DSBench's ``g``: the benchmark's GT result, else the answers (their submission columns)
-        graded against themselves."""
+        graded against themselves, or mle-bench's gold submission for JSON-lines answers."""
         if "perfect" in self.reference_scores:
             return self.reference_scores["perfect"]
+        if answers_are_json_lines(self.answers_path):
+            if self.gold_path is None or not self.gold_path.is_file():
+                raise ValueError(f"task {self.id}: its answers are JSON lines and it has no gold submission to score")
+            return self.grade(self.gold_path.read_bytes())
         answers = pd.read_csv(self.answers_path, dtype=str, keep_default_na=False)
         if all(c in answers.columns for c in self.submission_columns):
             answers = answers[self.submission_columns]
