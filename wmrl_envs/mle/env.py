@@ -237,9 +237,11 @@ class MLEEnv(gym.Env[str, str]):
         its answers, boards, the reward mode, turns, the run limits or the sandbox backend change (a
         warm run's recorded CPU is not a cold one's, nor is it after the warm zygote's imports change)."""
         task = self.tasks[task_id]
-        h = hashlib.sha256(task.answers_path.read_bytes())
-        for p in task.board_paths:
-            h.update(Path(p).read_bytes())
+        h = hashlib.sha256()
+        for p in (task.answers_path, *task.board_paths):  # streamed: MLE-bench answers can be gigabytes
+            with open(p, "rb") as f:
+                while chunk := f.read(1 << 20):
+                    h.update(chunk)
         h.update(self.reward_mode.encode())
         h.update(str(self.max_turns).encode())
         h.update(repr(self.limits_for(task)).encode())  # a time limit changes what a program scores
