@@ -1,17 +1,19 @@
 """WMRL/LIBERO-Long-v0: how well progress world models predict final success, measured as the text
 world models are, on *held-out* init states (never used to fit the SFT policy or the learned model).
 
-    python benchmarks/progress_fidelity.py --model DIR --demos FILE [--tasks 2 5 7] [--horizons 50 100 150 200]
-                                           [--noise 0.3] [--stops 40 60 80] [--out DIR]
+    python benchmarks/progress_fidelity.py --model DIR [DIR ...] --demos FILE [--tasks 2 5 7] [--samples 8]
+                                           [--horizons 50 100 150 200] [--noise 0.3] [--stops 40 60 80] [--out DIR]
 
 1. **Rollouts**: the SFT policy (``wmrl compare``'s starting policy, seed 0) from every held-out
    init state of each task, three ways: its mean action (``greedy``), its own samples
-   (``sampled``), and its mean action with Gaussian arm noise ``--noise`` (``noisy``, a perturbed
-   policy); each runs to ``--max-steps``, success is the real outcome. Kept in
+   (``sampled``, ``--samples`` per init state: a GRPO group), and its mean action with Gaussian arm
+   noise ``--noise`` (``noisy``, a perturbed policy); each runs to ``--max-steps``, success is the
+   real outcome. Kept in
    ``OUT/heldout_rollouts.npz`` (a rerun scores them again without simulating).
 2. **Fidelity** at each ``--horizons`` step (a world-model episode stops there): AUC of the score
-   for final success and Spearman with it, for ``PredicateProgress`` (goal atoms) and the learned
-   model (``--model``, :mod:`wmrl_envs.world_models.learned_progress`), over all rollouts
+   for final success, pooled and within groups (pairs from one task and init state: the only
+   differences GRPO uses), and Spearman with it, for ``PredicateProgress`` (goal atoms) and the learned
+   models (``--model``, :mod:`wmrl_envs.world_models.learned_progress`), over all rollouts
    (``all``) and over the policy's own, greedy and sampled (``policy``: what GRPO produces).
 3. **Gaming probe**: scripted "nudging" episodes: the expert for ``--stops`` steps, then the hand
    stops and opens until the horizon (objects moved toward the goal, never finished). Reported:
@@ -43,25 +45,54 @@ from wmrl_envs.world_models.learned_progress import LearnedProgress  # noqa: E40
 from wmrl_envs.world_models.progress import PredicateProgress  # noqa: E402
 
 
-def scores_at(episodes: list[dict], horizon: int, learned: LearnedProgress) -> dict[str, np.ndarray]:
+def scores_at(episodes: list[dict], horizon: int, learned: dict[str, LearnedProgress]) -> dict[str, np.ndarray]:
     """Each model's score of each episode at ``horizon`` (the last state, if it ended first)."""
     predicate = PredicateProgress()
     states = np.stack([e["obs"][min(horizon, len(e["obs"]) - 1)] for e in episodes])
     tasks = np.array([e["task"] for e in episodes])
-    return {"learned": learned.progress(states, tasks),
-            "predicate": np.array([predicate.predict({"atoms": e["atoms"][str(horizon)]}).score for e in episodes])}
+    return {"predicate": np.array([predicate.predict({"atoms": e["atoms"][str(horizon)]}).score for e in episodes]),
+            **{name: model.progress(states, tasks) for name, model in learned.items()}}
 
 
-def fidelity(episodes: list[dict], probe: list[dict], horizon: int, learned: LearnedProgress) -> list[dict]:
-    """One row per model: AUC, Spearman, the probe's mean score and share at/above the successes' median."""
+def group_pairs(scores: np.ndarray, success: np.ndarray, groups: list[tuple]) -> np.ndarray:
+    """What GRPO uses: for every (success, failure) pair *from one group* (task and init state),
+    the success's score minus the failure's (> 0: ordered right)."""
+    diffs = []
+    for g in set(groups):
+        rows = np.array([k == g for k in groups])
+        won, lost = scores[rows & (success == 1)], scores[rows & (success == 0)]
+        diffs.append((won[:, None] - lost[None, :]).ravel())
+    return np.concatenate(diffs) if diffs else np.zeros(0)
+
+
+def within_group(diffs: np.ndarray) -> dict:
+    """AUC within groups (ties count half), and the share ordered right in each quartile of the
+    pairs' score gap ``|diff|``: how far a group's spread can be trusted. Where small gaps are coin
+    flips, normalising each group by its own spread (``--normalize group``) turns them into
+    full-size advantages."""
+    if not len(diffs):
+        return {"auc_within": None, "pairs_within": 0, "right_by_gap_quartile": None}
+    gap = np.abs(diffs)
+    edges = np.quantile(gap, [0.25, 0.5, 0.75])
+    quartile = np.searchsorted(edges, gap, side="left")
+    right = (diffs > 0) + 0.5 * (diffs == 0)
+    return {"auc_within": float(right.mean()), "pairs_within": len(diffs),
+            "right_by_gap_quartile": [float(right[quartile == q].mean()) if (quartile == q).any() else None
+                                      for q in range(4)]}
+
+
+def fidelity(episodes: list[dict], probe: list[dict], horizon: int, learned: dict[str, LearnedProgress]) -> list[dict]:
+    """One row per model: AUC (pooled and within groups), Spearman, the probe's mean score and share
+    at/above the successes' median."""
     success = np.array([e["success"] for e in episodes], dtype=float)
+    groups = [(e["task"], e["init"]) for e in episodes]
     scored, probed = scores_at(episodes, horizon, learned), scores_at(probe, horizon, learned)
     rows = []
-    for name in ("predicate", "learned"):
-        s = scored[name]
+    for name, s in scored.items():
         median = float(np.median(s[success == 1])) if success.any() else float("nan")
         rows.append({"model": name, "horizon": horizon, "episodes": len(episodes), "successes": int(success.sum()),
                      "auc": float(roc_auc_score(success, s)) if 0 < success.sum() < len(success) else None,
+                     **within_group(group_pairs(s, success, groups)),
                      "spearman": float(spearmanr(s, success).statistic),
                      "success_median": median, "nudge_mean": float(np.mean(probed[name])),
                      "nudge_at_or_above": float(np.mean(probed[name] >= median))})
@@ -85,23 +116,27 @@ def main() -> None:
     from wmrl_agents.compare_libero import LiberoWorld
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", type=Path, required=True, help="learned progress checkpoint folder")
+    p.add_argument("--model", type=Path, nargs="+", required=True,
+                   help="learned progress checkpoint folders, scored side by side under their folder names")
     p.add_argument("--demos", type=Path, required=True, help="demonstrations the SFT policy is fitted on")
     p.add_argument("--tasks", type=int, nargs="+", default=[2, 5, 7])
     p.add_argument("--horizons", type=int, nargs="+", default=[50, 100, 150, 200])
     p.add_argument("--noise", type=float, default=0.3, help="arm noise of the perturbed policy")
     p.add_argument("--stops", type=int, nargs="+", default=[40, 60, 80], help="steps the probe's expert acts")
+    p.add_argument("--samples", type=int, default=1,
+                   help="sampled episodes per init state; 8 makes GRPO-sized groups, scored for within-group ranking")
     p.add_argument("--max-steps", type=int, default=400)
     p.add_argument("--out", type=Path, default=Path("runs/embodied"))
     args = p.parse_args()
-    learned = LearnedProgress(args.model)
+    learned = {folder.name: LearnedProgress(folder) for folder in args.model}
     cache = args.out / "heldout_rollouts.npz"
     if cache.exists():
         episodes = load_rollouts(cache)
     else:
         policy = LiberoWorld(tasks=args.tasks, demos=args.demos).policy(0)
         episodes = policy_rollouts(policy, args.tasks, lambda t: split_init_states(t)[1], ("greedy", "sampled", "noisy"),
-                                   max_steps=args.max_steps, horizons=args.horizons, noise=args.noise)
+                                   max_steps=args.max_steps, horizons=args.horizons, noise=args.noise,
+                                   samples=args.samples)
         save_rollouts(episodes, cache)
     probe_cache = args.out / "probe_rollouts.npz"
     if probe_cache.exists():
@@ -112,13 +147,17 @@ def main() -> None:
     own = [e for e in episodes if e["variant"] != "noisy"]  # what GRPO itself samples: the policy's mean and draws
     rows = [{"set": name, **r} for name, subset in (("all", episodes), ("policy", own))
             for h in args.horizons for r in fidelity(subset, probe, h, learned)]
-    print(table(rows, ["set", "model", "horizon", "episodes", "successes", "auc", "spearman", "success_median",
-                       "nudge_mean", "nudge_at_or_above"]))
+    shown = [{**r, "right_by_gap_quartile": "/".join("-" if v is None else f"{v:.2f}"
+                                                      for v in r["right_by_gap_quartile"] or [])} for r in rows]
+    print(table(shown, ["set", "model", "horizon", "episodes", "successes", "auc", "auc_within", "pairs_within",
+                        "right_by_gap_quartile", "spearman", "success_median",
+                        "nudge_mean", "nudge_at_or_above"]))
     by_variant = {v: f"{sum(e['success'] for e in episodes if e['variant'] == v)}/"
                      f"{sum(e['variant'] == v for e in episodes)}" for v in ("greedy", "sampled", "noisy")}
     print("held-out success by variant:", by_variant)
     write_json("progress_fidelity", {"rows": rows, "success_by_variant": by_variant, "tasks": args.tasks,
-                                     "model": str(args.model), "trained_on": learned.trained_on,
+                                     "models": {name: {"path": str(folder), "trained_on": learned[name].trained_on}
+                                                for name, folder in zip(learned, args.model)},
                                      "noise": args.noise, "stops": args.stops}, args.out)
 
 

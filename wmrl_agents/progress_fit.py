@@ -1,14 +1,16 @@
 """Train the learned progress model (:mod:`wmrl_envs.world_models.learned_progress`) for
 ``WMRL/LIBERO-Long-v0``, the Robometer role fitted here.
 
-    python -m wmrl_agents.progress_fit --demos FILE --tasks 2,5,7 --out DIR [--inits 20]
+    python -m wmrl_agents.progress_fit --demos FILE --tasks 2,5,7 --out DIR [--inits 20] [--samples 8 --rank-weight 1]
 
 Training data, from *train* init states only (held-out ones stay for ``benchmarks/progress_fidelity.py``):
 
 - the expert's demonstrations (``--demos``; all successes);
 - the SFT policy's own rollouts (the policy ``wmrl compare`` starts every arm from, seed 0): its
-  mean action and sampled episodes from ``--inits`` train init states per task, run to
-  ``--max-steps``, successes and failures as they come.
+  mean action and ``--samples`` sampled episodes from each of ``--inits`` train init states per
+  task, run to ``--max-steps``, successes and failures as they come. With ``--samples 8`` an init
+  state's episodes are a GRPO group, and ``--rank-weight`` adds the fit's term that orders a
+  group's successes above its failures (:mod:`wmrl_envs.world_models.learned_progress`).
 
 Rollouts are kept in ``DIR/rollouts.npz`` (a rerun with other fit settings reuses them); the
 checkpoint goes to ``DIR/progress.pt`` (``--world-model learned-progress:DIR``).
@@ -72,8 +74,10 @@ def stalled_expert(env: Any, init: int, stop: int, horizons: Sequence[int], seed
 
 def policy_rollouts(policy: Any, tasks: Sequence[int], inits: Callable[[int], Sequence[int]],
                     variants: Sequence[str], max_steps: int, horizons: Sequence[int] = (), noise: float = 0.3,
-                    seed: int = 0, say: Callable[[str], None] | None = print) -> list[dict]:
-    """Episodes of ``policy`` from ``inits(task)`` of each task, one per variant (:data:`VARIANTS`)."""
+                    seed: int = 0, samples: int = 1, say: Callable[[str], None] | None = print) -> list[dict]:
+    """Episodes of ``policy`` from ``inits(task)`` of each task: one per variant (:data:`VARIANTS`),
+    and ``samples`` of the policy's own draws (``sampled``): a group of episodes from one init state
+    as GRPO draws them, whose outcomes differ only by the draws."""
     import gymnasium as gym
 
     import wmrl_envs  # noqa: F401
@@ -83,14 +87,15 @@ def policy_rollouts(policy: Any, tasks: Sequence[int], inits: Callable[[int], Se
         env = gym.make("WMRL/LIBERO-Long-v0", task_id=int(task), max_steps=max_steps)
         try:
             for init in inits(task):
-                for variant in variants:
-                    rng = np.random.default_rng([seed, int(task), int(init), VARIANTS.index(variant)])
-                    act, perturb = _actor(policy, variant, rng, noise)
+                for variant, draw in ((v, k) for v in variants for k in range(samples if v == "sampled" else 1)):
+                    # the first draw keeps the stream it had before ``samples`` existed (committed rollouts)
+                    key = [seed, int(task), int(init), VARIANTS.index(variant)] + ([draw] if draw else [])
+                    act, perturb = _actor(policy, variant, np.random.default_rng(key), noise)
                     run = episode(env, act, init, horizons, seed=seed, on_reset=getattr(policy, "reset", None),
                                   perturb=perturb)
-                    out.append({**run, "task": int(task), "variant": variant})
+                    out.append({**run, "task": int(task), "variant": variant, "draw": draw})
                     if say:
-                        say(f"task {task} init {init} {variant}: success={run['success']} steps={run['steps']}")
+                        say(f"task {task} init {init} {variant}#{draw}: success={run['success']} steps={run['steps']}")
         finally:
             env.close()
     return out
@@ -130,8 +135,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--tasks", default="2,5,7", help="comma-separated libero_10 task indices")
     p.add_argument("--inits", type=int, default=20, help="train init states per task the SFT policy runs from")
     p.add_argument("--variants", default="greedy,sampled", help=f"comma-separated, from {','.join(VARIANTS)}")
+    p.add_argument("--samples", type=int, default=1,
+                   help="episodes of each random variant per init state: 8 gives GRPO-sized groups, from which "
+                        "the fit learns to rank episodes of one start (--rank-weight)")
     p.add_argument("--max-steps", type=int, default=400, help="episode length of the rollouts")
     p.add_argument("--epochs", type=int, default=30, help="fit epochs")
+    p.add_argument("--rank-weight", type=float, default=0.0,
+                   help="weight of the within-group ranking term (learned_progress module docstring); needs --samples")
+    p.add_argument("--rank-from", type=int, default=50, help="first step at which a group's episodes are ranked")
     p.add_argument("--out", type=Path, required=True, help="checkpoint folder")
     args = p.parse_args(argv)
     tasks = [int(t) for t in args.tasks.split(",")]
@@ -147,12 +158,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         policy = LiberoWorld(tasks=tasks, demos=args.demos).policy(0)
         start = time.perf_counter()
         rollouts = policy_rollouts(policy, tasks, lambda t: split_init_states(t)[0][: args.inits], variants,
-                                   max_steps=args.max_steps)
+                                   max_steps=args.max_steps, samples=args.samples)
         save_rollouts(rollouts, cache)
         print(f"{len(rollouts)} rollouts in {time.perf_counter() - start:.0f} s -> {cache}")
     episodes = demo_episodes(demos, tasks) + rollouts
     model = LearnedProgress()
-    history = fit_progress(model, episodes, epochs=args.epochs)
+    history = fit_progress(model, episodes, epochs=args.epochs, rank_weight=args.rank_weight, rank_from=args.rank_from)
     model.save(args.out)
     wins = sum(e["success"] for e in rollouts)
     print(f"fit on {len(episodes)} episodes ({wins}/{len(rollouts)} rollouts successful), "

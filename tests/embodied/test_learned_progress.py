@@ -9,7 +9,12 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="needs torch: bash scripts/setup.sh embodied")
 
-from wmrl_envs.world_models.learned_progress import LearnedProgress, fit_progress, progress_labels  # noqa: E402
+from wmrl_envs.world_models.learned_progress import (  # noqa: E402
+    LearnedProgress,
+    fit_progress,
+    progress_labels,
+    rank_pairs,
+)
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -68,3 +73,57 @@ def test_bad_checkpoints_and_inputs_are_errors_not_rewards(tmp_path):
         model.net[-1].bias.fill_(float("nan"))
     with pytest.raises(ValueError, match="predicted nan"):
         model.predict({"task_id": 0}, np.zeros(6, np.float32))
+
+
+def test_rank_pairs_match_steps_of_one_start_and_clip_to_the_last_state():
+    z = np.zeros((1, 2), np.float32)
+    eps = [{"obs": np.repeat(z, 5, 0), "task": 0, "init": 3, "success": True},     # rows 0-4
+           {"obs": np.repeat(z, 8, 0), "task": 0, "init": 3, "success": False},    # rows 5-12
+           {"obs": np.repeat(z, 8, 0), "task": 0, "init": 4, "success": False},    # another start: no pair
+           {"obs": np.repeat(z, 6, 0), "task": 0, "success": True},                # a demonstration: no pair
+           {"obs": np.repeat(z, 8, 0), "task": 1, "init": 3, "success": False}]    # another task: no pair
+    pairs = rank_pairs(eps, rank_from=2, rank_stride=2)
+    # steps 2, 4, 6 (the success ended at step 4: its last state stands in for step 6)
+    np.testing.assert_array_equal(pairs, [[2, 7], [4, 9], [4, 11]])
+    assert rank_pairs(eps[2:], 0, 1).shape == (0, 2)
+    with pytest.raises(ValueError, match="rank_stride"):
+        rank_pairs(eps, 0, 0)
+
+
+def _groups(rng: np.random.Generator, starts: int = 12, size: int = 8, dim: int = 6) -> list[dict]:
+    """GRPO-like groups: a start's difficulty (coordinate 1) sets how many of its episodes succeed,
+    and within a start only a small late lead on coordinate 0 tells a success from a failure."""
+    out = []
+    for init in range(starts):
+        easy = init / (starts - 1)
+        for k in range(size):
+            success = k < max(1, min(size - 1, round(easy * size)))
+            obs = rng.normal(0, 0.05, size=(40, dim)).astype(np.float32)
+            obs[:, 1] += easy
+            obs[20:, 0] += 0.15 if success else 0.0
+            out.append({"obs": obs, "task": 0, "init": init, "success": success})
+    return out
+
+
+def _within_auc(model: LearnedProgress, episodes: list[dict], step: int) -> float:
+    right = pairs = 0.0
+    for init in {e["init"] for e in episodes}:
+        group = [e for e in episodes if e["init"] == init]
+        p = {id(e): model.progress(e["obs"][step][None], 0)[0] for e in group}
+        for w in (e for e in group if e["success"]):
+            for f in (e for e in group if not e["success"]):
+                right += (p[id(w)] > p[id(f)]) + 0.5 * (p[id(w)] == p[id(f)])
+                pairs += 1
+    return right / pairs
+
+
+def test_the_ranking_term_orders_a_groups_episodes():
+    rng = np.random.default_rng(0)
+    train, held = _groups(rng), _groups(np.random.default_rng(1))
+    model = LearnedProgress(obs_dim=6, n_tasks=1, hidden=(32, 32))
+    fit_progress(model, train, epochs=40, batch_size=64, lr=3e-3, rank_weight=1.0, rank_from=20, rank_stride=5)
+    assert model.trained_on["rank_weight"] == 1.0 and model.trained_on["rank_pairs"] > 0
+    assert _within_auc(model, held, step=30) > 0.9
+    with pytest.raises(ValueError, match="ended differently"):
+        fit_progress(LearnedProgress(obs_dim=6, n_tasks=1, hidden=(8,)),
+                     [e for e in train if (e["init"], e["success"]) in ((0, True), (1, False))], rank_weight=1.0)

@@ -39,6 +39,16 @@ def test_rollouts_keep_every_state_and_the_horizon_atoms(tmp_path):
 
 
 @pytest.mark.libero
+def test_samples_make_a_group_whose_first_draw_is_the_single_samples():
+    one = policy_rollouts(Still(), [3], lambda task: [0], ["greedy", "sampled"], max_steps=4, say=None)
+    group = policy_rollouts(Still(), [3], lambda task: [0], ["greedy", "sampled"], max_steps=4, samples=3, say=None)
+    assert [(r["variant"], r["draw"]) for r in group] == [("greedy", 0), ("sampled", 0), ("sampled", 1), ("sampled", 2)]
+    assert {r["init"] for r in group} == {0}
+    np.testing.assert_array_equal(group[1]["obs"], one[1]["obs"])  # committed rollouts keep their streams
+    assert not np.allclose(group[2]["obs"][-1], group[3]["obs"][-1])  # the draws differ
+
+
+@pytest.mark.libero
 def test_the_stalled_expert_runs_to_the_envs_limit():
     env = gym.make("WMRL/LIBERO-Long-v0", task_id=3, max_steps=5)
     try:

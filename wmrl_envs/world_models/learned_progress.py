@@ -20,6 +20,15 @@ are to finish, which is what the isotonic map then calibrates into a success pro
 loss is binary cross-entropy on the soft labels, each episode weighted equally (long failures do
 not drown short successes), successes and failures weighted to equal totals.
 
+**Ranking within a group** (``rank_weight``). GRPO uses only the differences between the episodes
+of one group, which all start from one init state. A model can rank episodes well across tasks and
+starts (easy starts above hard ones) and still order a group's episodes at chance: on the anchor
+groups of the committed studies the BCE-only model's pooled AUC was 0.83-0.95 and its AUC within
+groups 0.48-0.79. So the fit can add a pairwise term over episodes of one start that ended
+differently: at matched steps ``t`` (from ``rank_from``, every ``rank_stride``; an episode that
+already ended contributes its last state, as a world-model episode is scored on it),
+``softplus(-(z_success,t - z_failure,t))`` on the logits ``z``, the logistic loss of ordering the pair.
+
 **Checkpoint**: a folder with ``progress.pt`` (weights, standardisation, sizes, what it was
 trained on), written by :meth:`LearnedProgress.save` and read by ``LearnedProgress(path)``
 (``--world-model learned-progress:PATH``). torch is imported when a model is built or loaded.
@@ -144,10 +153,34 @@ def progress_labels(length: int, success: bool) -> np.ndarray:
     return (np.arange(1, length + 1) / length) if success else np.zeros(length)
 
 
+def rank_pairs(episodes: Sequence[Mapping[str, Any]], rank_from: int, rank_stride: int) -> np.ndarray:
+    """(success row, failure row) pairs of the episodes' concatenated states (module docstring): for
+    every two episodes of one task and ``init`` that ended differently, their states at the matched
+    steps ``rank_from, rank_from + rank_stride, ...`` up to the longer one's end. Episodes without
+    ``init`` (demonstrations) take no part. Shape (n, 2)."""
+    if rank_from < 0 or rank_stride < 1:
+        raise ValueError(f"rank_from must be >= 0 and rank_stride >= 1, got {rank_from} and {rank_stride}")
+    offsets = np.concatenate([[0], np.cumsum([len(e["obs"]) for e in episodes])])
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, e in enumerate(episodes):
+        if e.get("init") is not None:
+            groups.setdefault((int(e["task"]), int(e["init"])), []).append(i)
+    pairs = []
+    for members in groups.values():
+        for w in (i for i in members if episodes[i]["success"]):
+            for f in (i for i in members if not episodes[i]["success"]):
+                lw, lf = len(episodes[w]["obs"]), len(episodes[f]["obs"])
+                steps = np.arange(rank_from, max(lw, lf), rank_stride)
+                pairs.append(np.stack([offsets[w] + np.minimum(steps, lw - 1), offsets[f] + np.minimum(steps, lf - 1)], 1))
+    return np.concatenate(pairs).astype(np.int64) if pairs else np.zeros((0, 2), np.int64)
+
+
 def fit_progress(model: LearnedProgress, episodes: Sequence[Mapping[str, Any]], epochs: int = 30,
-                 batch_size: int = 512, lr: float = 1e-3, weight_decay: float = 1e-4, seed: int = 0) -> list[float]:
-    """Fit ``model`` on ``episodes`` (dicts with ``obs`` (T, obs_dim), ``task`` and ``success``);
-    sets its standardisation from their states. Returns the mean loss of every epoch."""
+                 batch_size: int = 512, lr: float = 1e-3, weight_decay: float = 1e-4, seed: int = 0,
+                 rank_weight: float = 0.0, rank_from: int = 50, rank_stride: int = 10) -> list[float]:
+    """Fit ``model`` on ``episodes`` (dicts with ``obs`` (T, obs_dim), ``task`` and ``success``;
+    ``init`` groups them for the ranking term, weighted ``rank_weight``, module docstring); sets its
+    standardisation from their states. Returns the mean loss of every epoch."""
     import torch
 
     if not episodes:
@@ -166,11 +199,25 @@ def fit_progress(model: LearnedProgress, episodes: Sequence[Mapping[str, Any]], 
     x = torch.from_numpy(model.features(states, tasks))
     y = torch.from_numpy(labels.astype(np.float32))
     w = torch.from_numpy((weights * len(weights) / weights.sum()).astype(np.float32))
+    pairs = torch.from_numpy(rank_pairs(episodes, rank_from, rank_stride)) if rank_weight > 0 else None
+    if pairs is not None and not len(pairs):
+        raise ValueError("rank_weight > 0 needs episodes of one task and init state that ended differently "
+                         "(python -m wmrl_agents.progress_fit --samples 8)")
     loss_fn = torch.nn.BCEWithLogitsLoss(reduction="none")
+    draw = torch.Generator().manual_seed(seed + 1)
+
+    def loss_of(rows: Any) -> Any:
+        loss = (loss_fn(model.net(x[rows])[:, 0], y[rows]) * w[rows]).mean()
+        if pairs is None:
+            return loss
+        pair = pairs[torch.randint(len(pairs), (len(rows),), generator=draw)]
+        z = model.net(x[pair.reshape(-1)])[:, 0].reshape(-1, 2)
+        return loss + rank_weight * torch.nn.functional.softplus(z[:, 1] - z[:, 0]).mean()
+
     model.net.train()
-    history = fit_minibatches(model.net, lambda rows: (loss_fn(model.net(x[rows])[:, 0], y[rows]) * w[rows]).mean(),
-                              len(x), epochs, batch_size, lr, weight_decay, seed)
+    history = fit_minibatches(model.net, loss_of, len(x), epochs, batch_size, lr, weight_decay, seed)
     model.net.eval()
     model.trained_on = {"episodes": len(episodes), "successes": wins, "steps": int(len(states)),
-                        "tasks": sorted({int(e["task"]) for e in episodes}), "epochs": epochs}
+                        "tasks": sorted({int(e["task"]) for e in episodes}), "epochs": epochs,
+                        "rank_weight": rank_weight, "rank_pairs": 0 if pairs is None else len(pairs)}
     return history
