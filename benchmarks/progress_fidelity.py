@@ -12,7 +12,7 @@ world models are, on *held-out* init states (never used to fit the SFT policy or
    ``OUT/heldout_rollouts.npz`` (a rerun scores them again without simulating).
 2. **Fidelity** at each ``--horizons`` step (a world-model episode stops there): AUC of the score
    for final success, pooled and within groups (pairs from one task and init state: the only
-   differences GRPO uses), and Spearman with it, for ``PredicateProgress`` (goal atoms) and the learned
+   differences GRPO uses; also per task), and Spearman with it, for ``PredicateProgress`` (goal atoms) and the learned
    models (``--model``, :mod:`wmrl_envs.world_models.learned_progress`), over all rollouts
    (``all``) and over the policy's own, greedy and sampled (``policy``: what GRPO produces).
 3. **Gaming probe**: scripted "nudging" episodes: the expert for ``--stops`` steps, then the hand
@@ -86,6 +86,7 @@ def fidelity(episodes: list[dict], probe: list[dict], horizon: int, learned: dic
     at/above the successes' median."""
     success = np.array([e["success"] for e in episodes], dtype=float)
     groups = [(e["task"], e["init"]) for e in episodes]
+    tasks = np.array([e["task"] for e in episodes])
     scored, probed = scores_at(episodes, horizon, learned), scores_at(probe, horizon, learned)
     rows = []
     for name, s in scored.items():
@@ -93,6 +94,9 @@ def fidelity(episodes: list[dict], probe: list[dict], horizon: int, learned: dic
         rows.append({"model": name, "horizon": horizon, "episodes": len(episodes), "successes": int(success.sum()),
                      "auc": float(roc_auc_score(success, s)) if 0 < success.sum() < len(success) else None,
                      **within_group(group_pairs(s, success, groups)),
+                     "auc_within_by_task": {str(t): within_group(group_pairs(
+                         s[tasks == t], success[tasks == t], [g for g in groups if g[0] == t]))["auc_within"]
+                         for t in sorted(set(tasks.tolist()))},
                      "spearman": float(spearmanr(s, success).statistic),
                      "success_median": median, "nudge_mean": float(np.mean(probed[name])),
                      "nudge_at_or_above": float(np.mean(probed[name] >= median))})
