@@ -8,12 +8,11 @@ world models are, on *held-out* init states (never used to fit the SFT policy or
    init state of each task, three ways: its mean action (``greedy``), its own samples
    (``sampled``, ``--samples`` per init state: a GRPO group), and its mean action with Gaussian arm
    noise ``--noise`` (``noisy``, a perturbed policy); each runs to ``--max-steps``, success is the
-   real outcome. Kept in
-   ``OUT/heldout_rollouts.npz`` (a rerun scores them again without simulating).
+   real outcome. Kept in ``OUT/heldout_rollouts.npz`` (a rerun scores them again without simulating).
 2. **Fidelity** at each ``--horizons`` step (a world-model episode stops there): AUC of the score
    for final success, pooled and within groups (pairs from one task and init state: the only
-   differences GRPO uses; also per task), and Spearman with it, for ``PredicateProgress`` (goal atoms) and the learned
-   models (``--model``, :mod:`wmrl_envs.world_models.learned_progress`), over all rollouts
+   differences GRPO uses; also per task), and Spearman with it, for ``PredicateProgress`` (goal
+   atoms) and the learned models (``--model``, :mod:`wmrl_envs.world_models.learned_progress`), over all rollouts
    (``all``) and over the policy's own, greedy and sampled (``policy``: what GRPO produces).
 3. **Gaming probe**: scripted "nudging" episodes: the expert for ``--stops`` steps, then the hand
    stops and opens until the horizon (objects moved toward the goal, never finished). Reported:

@@ -136,8 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--inits", type=int, default=20, help="train init states per task the SFT policy runs from")
     p.add_argument("--variants", default="greedy,sampled", help=f"comma-separated, from {','.join(VARIANTS)}")
     p.add_argument("--samples", type=int, default=1,
-                   help="episodes of each random variant per init state: 8 gives GRPO-sized groups, from which "
-                        "the fit learns to rank episodes of one start (--rank-weight)")
+                   help="sampled episodes (the policy's own draws) per init state: 8 gives GRPO-sized groups, from "
+                        "which the fit learns to rank episodes of one start (--rank-weight)")
     p.add_argument("--max-steps", type=int, default=400, help="episode length of the rollouts")
     p.add_argument("--epochs", type=int, default=30, help="fit epochs")
     p.add_argument("--rank-weight", type=float, default=0.0,

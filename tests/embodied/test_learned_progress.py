@@ -4,6 +4,9 @@ size, missing task)."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -15,6 +18,9 @@ from wmrl_envs.world_models.learned_progress import (  # noqa: E402
     progress_labels,
     rank_pairs,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from progress_fidelity import group_pairs, within_group  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -106,15 +112,9 @@ def _groups(rng: np.random.Generator, starts: int = 12, size: int = 8, dim: int 
 
 
 def _within_auc(model: LearnedProgress, episodes: list[dict], step: int) -> float:
-    right = pairs = 0.0
-    for init in {e["init"] for e in episodes}:
-        group = [e for e in episodes if e["init"] == init]
-        p = {id(e): model.progress(e["obs"][step][None], 0)[0] for e in group}
-        for w in (e for e in group if e["success"]):
-            for f in (e for e in group if not e["success"]):
-                right += (p[id(w)] > p[id(f)]) + 0.5 * (p[id(w)] == p[id(f)])
-                pairs += 1
-    return right / pairs
+    scores = model.progress(np.stack([e["obs"][step] for e in episodes]), 0)
+    success = np.array([e["success"] for e in episodes], dtype=float)
+    return within_group(group_pairs(scores, success, [e["init"] for e in episodes]))["auc_within"]
 
 
 def test_the_ranking_term_orders_a_groups_episodes():
