@@ -195,6 +195,8 @@ class EnvReward:
         keys = [f"{g}@{step}" for g in group]
         episodes = self.episodes(completions, seed, task_id, keys)
         rewards = self.rewards(episodes, keys, log_metric)
+        if self.mixer is not None:
+            self.mixer.commit()  # the batch's anchor pairs enter the map for the next batch
         if log_metric is not None:
             for name, value in self._metrics(episodes).items():
                 log_metric(name, value)

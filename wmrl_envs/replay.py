@@ -48,6 +48,7 @@ class OutcomeStore:
         self._data: dict[str, dict] = {}
         self._offset = 0
         self._lock = threading.Lock()
+        self._running: dict[str, threading.Event] = {}  # keys being executed in this process
         self.hits = 0
         self.misses = 0
         self._refresh()
@@ -81,6 +82,21 @@ class OutcomeStore:
             else:
                 self.hits += 1
             return out
+
+    def claim(self, key: str) -> threading.Event | None:
+        """Claim the execution of ``key``: None when the caller is to run it (then :meth:`release`
+        it), else the event of the run of it in flight here, to wait for. The same program sampled
+        twice at once runs once, so a live run records and charges what its replay does."""
+        with self._lock:
+            if key in self._running:
+                return self._running[key]
+            self._running[key] = threading.Event()
+            return None
+
+    def release(self, key: str) -> None:
+        """End the claim on ``key`` (stored or not): the callers waiting for it look again."""
+        with self._lock:
+            self._running.pop(key).set()
 
     def put(self, key: str, outcome: dict) -> None:
         line = (json.dumps({"key": key, "outcome": outcome}) + "\n").encode()
@@ -165,16 +181,25 @@ class ReplayWrapper(gym.Wrapper[str, str, str, str]):
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         self._actions.append(action)
         self._prefix = action_key(self._prefix, action)
-        hit = self.store.get(self._prefix)
-        if hit is not None and not _predates_timed_out(hit):
-            return self._answer(hit, replayed=True)
-        for earlier in self._actions[self._inner_at : -1]:  # a multi-turn episode whose prefix was replayed
-            self.env.step(earlier)
-        self._inner_at = len(self._actions)
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        outcome = {"obs": obs, "reward": float(reward), "terminated": bool(terminated),
-                   "truncated": bool(truncated), "info": _jsonable({k: v for k, v in info.items() if k != "group"})}
-        self.store.put(self._prefix, outcome)
+        key = self._prefix
+        while True:
+            hit = self.store.get(key)
+            if hit is not None and not _predates_timed_out(hit):
+                return self._answer(hit, replayed=True)
+            in_flight = self.store.claim(key)
+            if in_flight is None:
+                break
+            in_flight.wait()  # the same program, run by another episode now: its outcome is this one's
+        try:
+            for earlier in self._actions[self._inner_at : -1]:  # a multi-turn episode whose prefix was replayed
+                self.env.step(earlier)
+            self._inner_at = len(self._actions)
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            outcome = {"obs": obs, "reward": float(reward), "terminated": bool(terminated),
+                       "truncated": bool(truncated), "info": _jsonable({k: v for k, v in info.items() if k != "group"})}
+            self.store.put(key, outcome)
+        finally:
+            self.store.release(key)
         return self._answer(outcome, replayed=False)
 
     def _answer(self, outcome: dict[str, Any], replayed: bool) -> tuple[str, float, bool, bool, dict[str, Any]]:

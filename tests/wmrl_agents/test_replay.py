@@ -69,6 +69,51 @@ def test_replay_runs_once_and_charges_the_recorded_cost(env, tmp_path):
     assert again.step(PROGRAM)[4]["replayed"]
 
 
+class _SlowCounting(gym.Env):
+    """A text env whose one-step episodes take 50 ms and count their executions."""
+
+    observation_space = gym.spaces.Text(50)
+    action_space = gym.spaces.Text(50)
+
+    def __init__(self):
+        self.executions = 0
+
+    def content_key(self, task_id):
+        return f"content-of-{task_id}"
+
+    def reset(self, *, seed=None, options=None):
+        return "task", {"task_id": "t", "group": (options or {}).get("group")}
+
+    def step(self, action):
+        import time
+
+        self.executions += 1
+        time.sleep(0.05)
+        return "done", float(len(action)), True, False, {"status": "ok", "cost": {"exec_cpu_s": 0.01 * self.executions}}
+
+
+def test_one_program_sampled_twice_at_once_runs_once(tmp_path):
+    """Two episodes in flight with the same program: the second waits for the first's outcome and
+    is charged its record, as a replay of the table would charge it (the live run once paid each
+    its own measured CPU, and the table kept the last)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = OutcomeStore(tmp_path / "t.jsonl")
+    envs = [_SlowCounting() for _ in range(4)]
+
+    def one(k: int):
+        w = ReplayWrapper(envs[k], store)
+        w.reset(options={"group": f"g{k}"})
+        return w.step("same program")
+
+    with ThreadPoolExecutor(4) as pool:
+        steps = list(pool.map(one, range(4)))
+    assert sum(e.executions for e in envs) == 1
+    assert sorted(s[4]["replayed"] for s in steps) == [False, True, True, True]
+    assert len({s[4]["cost"]["exec_cpu_s"] for s in steps}) == 1
+    assert len((tmp_path / "t.jsonl").read_text().splitlines()) == 1
+
+
 def test_replay_refuses_a_non_text_env():
     with pytest.raises(ValueError, match="needs a text env"):
         ReplayWrapper(gym.make("CartPole-v1"), OutcomeStore())

@@ -6,10 +6,11 @@ episodes, member by member in input order, so the same batch gives the same adva
 either path (``tests/mixing/test_one_mixer.py``). Per batch (see ``notes/rl-and-llm.md`` §4):
   1. anchor groups carry real scores ``y`` as well as world-model scores ``s``;
   2. diagnostics on anchors use the map ``f`` as it was *before* this batch (out of sample);
-  3. each anchor member's pair ``(s, y)`` is added to the debiaser (``f`` refitted) after its
-     residual ``y - f(s)`` is taken with the map before the pair, as the wrapper does;
-  4. rewards: ``y`` for anchor groups, ``f(s)`` for world-model members with the map at their
-     turn (pairs of earlier groups of the batch included);
+  3. each anchor member's residual ``y - f(s)`` is taken with the map before the batch, as the
+     wrapper under a trainer does;
+  4. rewards: ``y`` for anchor groups, ``f(s)`` for world-model members, with the same map;
+     the batch's pairs ``(s, y)`` enter it (``f`` refitted) when the batch's advantages are
+     taken, so the next batch is paid through them (``MixingState.commit``);
   4b. with ``shrink_overrated``, world-model rewards in overrated score bands are shrunk
      (``regions.py``); the anchor pairs also feed the exploitation monitor, whose verdict is in
      ``stats["monitor"]`` and, with ``adaptive``, moves the anchor rate (``controller.py``);

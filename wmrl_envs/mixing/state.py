@@ -15,6 +15,15 @@ reward paid, the anchor pair) and feeds them to it; the trainers (``GRPOTrainer`
   completed group of two or more episodes is weighted as it completes, and ``weight()`` is the
   multiplier that group got: the one a loop reading ``info["mixing"]["weight"]`` applies.
 
+When the map moves: anchor pairs wait in :attr:`MixingState.pending` until :meth:`~MixingState.commit`
+folds them into the debiasing map. With a trainer (claimed) that is once per
+batch, at the end of :meth:`~MixingState.advantages` (``EnvReward``, which asks for none, commits
+after each batch): every world-model episode of a batch is paid through the map of the batches
+before it, whichever of the batch's episodes finished first. Episodes run concurrently finish in
+an order that depends on timing (a live run's programs take seconds, a replay's none), so a map
+that moved as each anchor finished paid a live run and its replay differently. Without a trainer
+(SB3 and other sequential loops) each pair enters the map as its episode ends.
+
 One state serves many env copies and many processes:
 
 - **Anchors** in ``"hash"`` selection are a pure function of ``(seed, group key, rate)``, so every
@@ -92,9 +101,9 @@ class PairLog:
         self.ids: set[str] = set()
         self.appended = False  # whether the last sync appended its pair
 
-    def sync(self, pair: tuple[str, float, float] | None = None) -> list[tuple[float, float]]:
+    def sync(self, pair: tuple[str, float, float] | None = None) -> list[tuple[str, float, float]]:
         """Read the pairs other writers added since the last call, then append ``pair`` unless its
-        id is already there; return every new ``(s, y)`` in file order (``pair``'s last)."""
+        id is already there; return every new ``(id, s, y)`` in file order (``pair``'s last)."""
         self.appended = False
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a+b") as f:
@@ -108,7 +117,7 @@ class PairLog:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
-    def _read(self, f) -> list[tuple[float, float]]:
+    def _read(self, f) -> list[tuple[str, float, float]]:
         f.seek(self.offset)
         data = f.read()
         complete = data[: data.rfind(b"\n") + 1]  # a writer killed mid-line leaves a partial line
@@ -123,10 +132,10 @@ class PairLog:
                 continue
             if pid not in self.ids:
                 self.ids.add(pid)
-                out.append((s, y))
+                out.append((pid, s, y))
         return out
 
-    def _append(self, f, pair_id: str, s: float, y: float) -> tuple[float, float]:
+    def _append(self, f, pair_id: str, s: float, y: float) -> tuple[str, float, float]:
         f.seek(0, os.SEEK_END)
         end = f.tell()
         prefix = b""
@@ -138,7 +147,16 @@ class PairLog:
         os.fsync(f.fileno())
         self.offset = end + len(line)
         self.ids.add(pair_id)
-        return s, y
+        return pair_id, s, y
+
+
+class _Pair(NamedTuple):
+    """An anchor pair waiting for the next :meth:`MixingState.commit`."""
+
+    id: str
+    s: float
+    y: float
+    own: bool  # appended by this process (it feeds this process's monitor)
 
 
 class _Member(NamedTuple):
@@ -183,17 +201,24 @@ class MixingState:
         self.repeats: dict[str, int] = {}  # pairs named so far per (group, episode identity), this process
         self.group_sizes: dict[str, int] = {}  # open groups that complete at their G-th episode
         self.weights: Weights | None = None  # the last weights computed: those applied (module docstring)
-        self.claimed = False  # a trainer asks for advantages: only its batches move the weights
+        self.claimed = False  # a trainer asks for advantages: only its batches move the weights and the map
+        self.pending: list[_Pair] = []  # anchor pairs not yet in the map (module docstring, "When the map moves")
         self.counts = _zero_counts()
         self.writer = _writer_id()
         self.replaces: str | None = None  # the finished writer whose counts this process took over
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
         self.lock = threading.RLock()
+        waiting: dict[str, bool] = {}  # the snapshot's pairs not yet in its map: id -> own
         if self.state_path is not None and self.state_path.exists():
             snapshot = self._read_snapshot(self.state_path)
             self.load_state_dict(snapshot, with_pairs=False)
             self.counts = self._own_counts(snapshot)
+            waiting = {str(p[0]): bool(p[3]) for p in snapshot.get("pending") or []}
         self._ingest()
+        kept = [p._replace(own=waiting[p.id]) for p in self.pending if p.id in waiting]
+        self.pending = [p for p in self.pending if p.id not in waiting]
+        self.commit()  # the log's pairs that the snapshot's map held
+        self.pending = kept
 
     def _own_counts(self, snapshot: dict) -> dict:
         """This process's counts in a loaded snapshot (module docstring, "Counts across processes")."""
@@ -252,7 +277,8 @@ class MixingState:
 
     def claim_weights(self) -> MixingState:
         """A trainer applies this mixer's advantages (:meth:`advantages`): from now on only its
-        batches move the weights, and completed groups are only counted (module docstring)."""
+        batches move the weights and the map (:meth:`commit`), and completed groups are only
+        counted (module docstring)."""
         with self.lock:
             self.claimed = True
         return self
@@ -275,7 +301,8 @@ class MixingState:
 
         Centred per group (÷ group std + ``eps`` with ``normalize="group"``), multiplied by the
         inverse-variance multiplier of the group's type (:func:`weighted_advantages`); the weights
-        become :attr:`weights`, what ``weight()`` and ``info["mixing"]["weight"]`` report.
+        become :attr:`weights`, what ``weight()`` and ``info["mixing"]["weight"]`` report. The
+        batch's anchor pairs then enter the map (:meth:`commit`): the next batch is paid through it.
         """
         residuals = residuals if residuals is not None else [[None] * len(g) for g in rewards]
         calibrated = calibrated if calibrated is not None else [[False] * len(g) for g in rewards]
@@ -294,6 +321,7 @@ class MixingState:
                 normalize=c.normalize,
                 eps=c.eps,
             )
+            self.commit()
             self.save()
             return advantages, self.weights
 
@@ -353,22 +381,40 @@ class MixingState:
         return len(done)
 
     def _ingest(self, pair: tuple[str, float, float] | None = None) -> bool:
-        """Read other processes' pairs, add ``pair``; whether ``pair`` was new (not a replay's)."""
+        """Read other processes' pairs and add ``pair``, all to :attr:`pending` (the map takes them
+        at the next :meth:`commit`); whether ``pair`` was new (not a replay's)."""
         if self.pairs is None:
             if pair is not None:
-                self.debiaser.update([pair[1]], [pair[2]])
+                self.pending.append(_Pair(*pair, own=True))
             return pair is not None
         new = self.pairs.sync(pair)
-        if new:
-            s, y = zip(*new)
-            self.debiaser.update(s, y)
+        mine = pair[0] if pair is not None and self.pairs.appended else None
+        self.pending += [_Pair(i, s, y, own=i == mine) for i, s, y in new]
         return self.pairs.appended
+
+    def commit(self) -> None:
+        """Fold the pending anchor pairs into the debiasing map, and this process's into the
+        exploitation monitor in one order (by score, then id; each judged by the map before them).
+        A trainer's batch commits once, at its end (:meth:`advantages`), so which episodes of a
+        batch finished first never changes a reward: a live run pays what its replay pays (the
+        isotonic fit is the same for any order of its pairs; only a full ``window`` drops the
+        oldest in arrival order)."""
+        with self.lock:
+            if not self.claimed:
+                self._ingest()
+            if not self.pending:
+                return
+            batch, self.pending = self.pending, []
+            for p in sorted((p for p in batch if p.own), key=lambda p: (p.s, p.y, p.id)):
+                self.monitor.update(p.s, self._debiased(p.s), p.y)
+            self.debiaser.update([p.s for p in batch], [p.y for p in batch])
 
     def transform(self, s: float) -> float:
         """The reward of a world-model score: debiased, then shrunk if its band is overrated
-        (``shrink_overrated``). Pairs other processes added are read first."""
+        (``shrink_overrated``). Without a trainer, pairs other processes added enter the map first."""
         with self.lock:
-            self._ingest()
+            if not self.claimed:
+                self.commit()
             f = self._debiased(s)
             return f if self.shrinkage is None else self.shrinkage.adjust(f, self.overrated_bands())
 
@@ -394,17 +440,18 @@ class MixingState:
         episode has the same pair id (module docstring)."""
         with self.lock:
             residual = None
+            if not self.claimed:  # no trainer batches: each pair enters the map as its episode ends
+                self.commit()
             calibrated = self.calibrated
             if real is not None and wm_score is not None:
-                self._ingest()
-                f_s = self._debiased(float(wm_score))  # the map's value, unshrunk: what the monitor judges
-                residual = float(real) - f_s
+                residual = float(real) - self._debiased(float(wm_score))
                 name = key if episode is None else f"{key}#{episode}"
                 n = self.repeats.get(name, 0)
                 self.repeats[name] = n + 1
                 if self._ingest((f"{name}#{n}", float(wm_score), float(real))):
                     self.counts["anchor_pairs"] = self.counts.get("anchor_pairs", 0) + 1
-                    self.monitor.update(float(wm_score), f_s, float(real))
+                if not self.claimed:
+                    self.commit()
             members = self.open_groups.setdefault(key, [])
             members.append(_Member(float(reward), residual, calibrated))
             if len(members) >= self.group_sizes.get(key, len(members) + 1):  # a sized group is full
@@ -470,19 +517,22 @@ class MixingState:
                 "open_groups": {k: [list(m) for m in ms] for k, ms in self.open_groups.items()},
                 "group_sizes": {k: g for k, g in self.group_sizes.items() if k in self.open_groups},
                 "weights": None if self.weights is None else self.weights.to_dict(),
+                "pending": [list(p) for p in self.pending],
                 "monitor": self.monitor.state_dict(),
                 "controller": None if self.controller is None else self.controller.state_dict(),
             }
 
     def load_state_dict(self, state: dict, with_pairs: bool | None = None) -> None:
-        """Restore a snapshot. Its anchor pairs are used only without a pair log (``with_pairs``
-        None) or when asked: with a log, the log holds every pair, newer ones included. The
-        episodes after it are replays: their pairs are named afresh (``repeats`` restarts)."""
+        """Restore a snapshot. Its anchor pairs (the map's and those pending) are used only without
+        a pair log (``with_pairs`` None) or when asked: with a log, the log holds every pair, newer
+        ones included, and the snapshot on disk says which wait (``__init__``). The episodes after
+        it are replays: their pairs are named afresh (``repeats`` restarts)."""
         with self.lock:
             self.repeats = {}
             self.sampler.load_state_dict(state["sampler"])
             if with_pairs or (with_pairs is None and self.pairs is None):
                 self.debiaser.load_state_dict(state["debiaser"])
+                self.pending = [_Pair(str(i), float(s), float(y), bool(o)) for i, s, y, o in state.get("pending") or []]
             self.weighter.load_state_dict(state["weighter"])
             self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
             self.counts = {**_zero_counts(), **state["counts"]}
