@@ -34,12 +34,15 @@ handed it, so the weights applied and reported are its config's.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import inspect
 import json
+import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -56,6 +59,7 @@ __all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "EnvFamily", 
            "per_task_table", "plot", "program_limits", "summarize", "table"]
 
 ARMS = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
+MATCH_CAP = 10  # with match_compute, a mixed arm runs at most this many times the budget's updates
 GUARD = "wmrl-guard"  # optional arm: adaptive anchoring + shrinkage of overrated bands (#15)
 
 
@@ -107,6 +111,11 @@ class Budget:
         eval_every: updates between held-out evaluations (the curve's points; the last update is
             always one).
         eval_samples: sampled programs per held-out task for a policy that cannot be enumerated.
+        match_compute: R: the mixed arms run, with the same batch shape, until they have spent
+            1/R of the real arm's compute on the same seed (at most :data:`MATCH_CAP` × ``updates``
+            updates), and the real arm is scored again at the compute each mixed arm spent in
+            ``updates`` updates (its policy after every update is kept for that). None: every arm
+            runs ``updates`` updates.
     """
 
     updates: int = 20
@@ -114,21 +123,26 @@ class Budget:
     groups_per_update: int = 4
     eval_every: int = 10
     eval_samples: int = 2
+    match_compute: float | None = None
 
     def __post_init__(self) -> None:
         if self.updates < 1 or self.group_size < 2 or self.groups_per_update < 1:
             raise ValueError(f"a budget that cannot train: {self}")
         if self.eval_every < 1 or self.eval_samples < 0:
             raise ValueError(f"eval_every must be >= 1 and eval_samples >= 0, got {self.eval_every}, {self.eval_samples}")
+        if self.match_compute is not None and not self.match_compute >= 1:
+            raise ValueError(f"--match-compute R gives the mixed arms 1/R of real's compute: R must be >= 1, "
+                             f"got {self.match_compute}")
 
     def scaled(self, scale: float) -> Budget:
         if not scale > 0:
             raise ValueError(f"--budget must be a positive number, got {scale}")
-        return Budget(max(1, round(self.updates * scale)), self.group_size, self.groups_per_update,
-                      self.eval_every, self.eval_samples)
+        return replace(self, updates=max(1, round(self.updates * scale)))
 
-    def checkpoints(self) -> list[int]:
-        return sorted({*range(0, self.updates, self.eval_every), self.updates})
+    def evaluates_at(self, update: int) -> bool:
+        """Whether the held-out curve has a point after ``update`` updates (an arm's last update is
+        always one)."""
+        return update % self.eval_every == 0 or update == self.updates
 
 
 @dataclass
@@ -240,11 +254,7 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     curve points written before a restart are not evaluated again."""
     log_dir = None if study.out is None else study.out / f"seed{seed}" / arm
     if log_dir is not None and (log_dir / "result.json").exists():
-        result = json.loads((log_dir / "result.json").read_text())
-        if "sim_steps" not in result:  # written before results carried it: the updates' log has it
-            logged = _by_update(_read_jsonl(log_dir / "metrics.jsonl"))
-            result["sim_steps"] = int(sum(r.get("cost/sim_steps", 0) for r in logged))
-        return result
+        return _finished(log_dir)
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
     mixer = arm_mixer(study, arm, seed, log_dir)
@@ -253,34 +263,123 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     trainer = GRPOTrainer(envs, policy, study.world.train_tasks(envs), study.budget.group_size,
                           study.budget.groups_per_update, seed=seed, progress=study.progress, log_dir=log_dir,
                           mixer=mixer, **({} if mixer is not None else _normalize(study.mixing)))
-    curve_path = None if log_dir is None else log_dir / "curve.jsonl"
-    curve = [] if curve_path is None else _read_jsonl(curve_path)
-    history: list[dict] = []
-    ev = None  # the last evaluation made by this process
     t0 = time.perf_counter()
     try:
-        for c in study.budget.checkpoints():
-            history += trainer.train(c)
-            if trainer.update_idx != c or any(p["update"] == c for p in curve):
-                continue
-            ev = study.evaluate(policy, seed, c)
-            point = {"update": c, **_cost(trainer.totals), "heldout": ev["expected"], "heldout_greedy": ev["greedy"]}
-            curve.append(point)
-            _append_jsonl(curve_path, point)
+        curve, ev, history = _train(study, trainer, seed, log_dir)
     finally:
         for e in envs:
             e.close()
-    memo = _wm_memo(envs)
     if ev is None or curve[-1]["update"] != trainer.update_idx:  # the final policy was not evaluated just now
         ev = study.evaluate(policy, seed, trainer.update_idx)
     if log_dir is not None:
         history = _read_jsonl(log_dir / "metrics.jsonl")  # every update's, those before a restart included
-    result = {**_cost(trainer.totals), "train_wall_s": time.perf_counter() - t0, **_arm_scores(ev, curve, history),
-              "wm_fidelity": None if mixer is None else wm_fidelity(trainer.anchor_pairs), "wm_memo": memo,
+    result = {"code": code_version(), **_cost(trainer.totals), "train_wall_s": time.perf_counter() - t0,
+              **_arm_scores(ev, curve, history),
+              "wm_fidelity": None if mixer is None else wm_fidelity(trainer.anchor_pairs), "wm_memo": _wm_memo(envs),
               **study.world.final_extras(policy, seed, study.budget.eval_samples)}
     if log_dir is not None:
-        (log_dir / "result.json").write_text(json.dumps(result))
+        _write_json(log_dir / "result.json", result)
     return result
+
+
+def _finished(log_dir: Path) -> dict:
+    """A finished arm's result, read back; one another code trained is refused."""
+    result = json.loads((log_dir / "result.json").read_text())
+    if result.get("code", code_version()) != code_version():
+        raise ValueError(f"{log_dir} was trained by code {result['code']} and this is {code_version()}: one "
+                         "results.json holds one code's runs; run these seeds in a new --out (or with that code)")
+    if "sim_steps" not in result:  # written before results carried it: the updates' log has it
+        logged = _by_update(_read_jsonl(log_dir / "metrics.jsonl"))
+        result["sim_steps"] = int(sum(r.get("cost/sim_steps", 0) for r in logged))
+    return result
+
+
+def _train(study: Study, trainer: GRPOTrainer, seed: int, log_dir: Path | None) -> tuple[list[dict], dict | None, list]:
+    """The training loop of an arm: its held-out curve, the last evaluation this process made (None
+    if none) and the updates' metrics. ``budget.updates`` updates, or with ``match_compute`` (a mixed
+    arm) until its compute reaches real's / R; the real arm then keeps its policy after every update
+    (``snapshots/u<N>.json``) for :func:`matched_real`."""
+    b, mixed = study.budget, trainer.mixer is not None
+    target = _real_compute(study, seed) / b.match_compute if mixed and b.match_compute is not None else None
+    snapshots = None if log_dir is None or mixed or b.match_compute is None else log_dir / "snapshots"
+    curve_path = None if log_dir is None else log_dir / "curve.jsonl"
+    curve = [] if curve_path is None else _read_jsonl(curve_path)
+    history: list[dict] = []
+    ev = None
+    trainer.maybe_resume()
+    while True:
+        u = trainer.update_idx
+        done = u >= (b.updates if target is None else MATCH_CAP * b.updates) or (
+            target is not None and _cost(trainer.totals)["compute_s"] >= target)
+        if (b.evaluates_at(u) or done) and not any(p["update"] == u for p in curve):
+            ev = study.evaluate(trainer.policy, seed, u)
+            point = {"update": u, **_cost(trainer.totals), "heldout": ev["expected"], "heldout_greedy": ev["greedy"]}
+            curve.append(point)
+            _append_jsonl(curve_path, point)
+        if done:
+            return curve, ev, history
+        history += trainer.train(u + 1, resume=False)
+        if snapshots is not None:
+            snapshots.mkdir(exist_ok=True)
+            _write_json(snapshots / f"u{u + 1}.json", {"update": u + 1, **_cost(trainer.totals),
+                                                       "policy": trainer.policy.state_dict()})
+
+
+@functools.cache
+def code_version() -> str:
+    """A hash of wmrl's source (``wmrl_envs`` and ``wmrl_agents``): what every arm's result records,
+    so that runs of different code never merge into one table."""
+    h = hashlib.sha256()
+    for package in ("wmrl_envs", "wmrl_agents"):
+        root = Path(__file__).resolve().parent.parent / package
+        for path in sorted(root.rglob("*.py")):
+            h.update(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def _write_json(path: Path, data: Any, indent: int | None = None) -> None:
+    """Write ``path`` atomically: a crash (or another process reading) sees the old file or the new."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=indent))
+    os.replace(tmp, path)
+
+
+def _real_compute(study: Study, seed: int) -> float:
+    """The real arm's total compute on ``seed`` (it runs first): what ``match_compute`` divides."""
+    return float(run_arm(study, "real", seed)["compute_s"])
+
+
+def matched_real(study: Study, seed: int, compute_s: float) -> dict:
+    """The real arm scored at ``compute_s``: its policy after the first update whose compute reaches
+    it (the last, if none does), from the snapshots the real arm kept; evaluated once and kept in
+    ``seed<N>/real/matched.jsonl``."""
+    if study.out is None:
+        raise ValueError("match_compute keeps the real arm's policies in the run folder: give out=")
+    arm_dir = study.out / f"seed{seed}" / "real"
+    snaps = sorted((json.loads(p.read_text()) for p in (arm_dir / "snapshots").glob("u*.json")),
+                   key=lambda r: r["update"])
+    if not snaps:
+        raise ValueError(f"{arm_dir} holds no policy snapshots: it ran without match_compute; rerun its real arm "
+                         "(delete its result.json) or give a new --out")
+    snap = next((r for r in snaps if r["compute_s"] >= compute_s), snaps[-1])
+    done = {r["update"]: r for r in _read_jsonl(arm_dir / "matched.jsonl")}
+    if snap["update"] not in done:
+        policy = study.world.policy(seed)
+        policy.load_state_dict(snap["policy"])
+        ev = study.evaluate(policy, seed, snap["update"])
+        done[snap["update"]] = {"update": snap["update"], "compute_s": snap["compute_s"], "heldout": ev["expected"],
+                                "heldout_greedy": ev["greedy"]}
+        _append_jsonl(arm_dir / "matched.jsonl", done[snap["update"]])
+    return done[snap["update"]]
+
+
+def equal_compute(study: Study, seed: int, result: dict) -> dict:
+    """A mixed arm's score after the budget's updates (or its last, if it stopped earlier) and the
+    real arm's at the compute it had spent then: both sides of "at equal compute"."""
+    at = [p for p in result["curve"] if p["update"] <= study.budget.updates][-1]
+    real = matched_real(study, seed, at["compute_s"])
+    return {"update": at["update"], "compute_s": at["compute_s"], "heldout": at["heldout"],
+            "real_update": real["update"], "real_compute_s": real["compute_s"], "real_heldout": real["heldout"]}
 
 
 def _arm_scores(final: dict, curve: list[dict], history: list[dict]) -> dict:
@@ -352,6 +451,8 @@ def compare(
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     _check(arms, seeds)
     b = budget if isinstance(budget, Budget) else Budget().scaled(budget)
+    if b.match_compute is not None and out is None:
+        raise ValueError("match_compute keeps the real arm's policy after every update in the run folder: give out=")
     text = {"agent": agent, "workers": workers, "env_id": env_id, "world_model": world_model, "env_kwargs": env_kwargs,
             "dsbench": dsbench, "cache": cache, "tasks": tasks}
     world = _family(world, text, time_limit, progress)
@@ -359,6 +460,10 @@ def compare(
     study = Study(world, b, mixing, None if out is None else Path(out), progress)
     t0 = time.perf_counter()
     runs = {seed: {arm: run_arm(study, arm, seed) for arm in arms} for seed in seeds}
+    if b.match_compute is not None:
+        for seed in seeds:
+            for arm in (a for a in arms if a != "real"):
+                runs[seed][arm] = {**runs[seed][arm], "equal_compute": equal_compute(study, seed, runs[seed][arm])}
     results = summarize(runs, arms)
     described = world.describe()
     results.update(config={**{k: v for k, v in described.items() if k != "outcome_table"}, "seeds": seeds,
@@ -368,8 +473,10 @@ def compare(
         results["outcome_table"] = described["outcome_table"]
     if study.out is not None:
         study.out.mkdir(parents=True, exist_ok=True)
-        (study.out / "results.json").write_text(json.dumps(results, indent=2))
-        plot(results, study.out / "compare.png")
+        _write_json(study.out / "results.json", results, indent=2)
+        tmp = study.out / f".compare.{os.getpid()}.png"
+        plot(results, tmp)
+        os.replace(tmp, study.out / "compare.png")
     return results
 
 
@@ -407,6 +514,13 @@ def _arm_summary(rows: list[Any], real: list[Any], is_real: bool) -> dict[str, A
     if not is_real:
         out["vs_real"] = {m: paired([r[m] for r in rows], [r[m] for r in real])
                           for m in ("heldout", "heldout_greedy", "dsbench") if m in rows[0]}
+        if all("equal_compute" in r for r in rows):
+            eq = [r["equal_compute"] for r in rows]
+            out["equal_compute"] = {"arm": interval([e["heldout"] for e in eq]),
+                                    "real": interval([e["real_heldout"] for e in eq]),
+                                    "delta": paired([e["heldout"] for e in eq], [e["real_heldout"] for e in eq]),
+                                    "compute_s": interval([e["compute_s"] for e in eq]),
+                                    "update": interval([e["update"] for e in eq])}
         fid = [r["wm_fidelity"] for r in rows if r.get("wm_fidelity")]
         out["wm_auc_ok"] = interval([f["auc_ok"] for f in fid])
         out["wm_spearman"] = interval([f["spearman"] for f in fid])
@@ -455,12 +569,14 @@ def table(results: dict) -> str:
             "sim_steps": fmt(s["sim_steps"], 0) if "sim_steps" in s else "-",
             "steps ratio": "-" if s.get("steps_ratio") is None else f"{s['steps_ratio']:.2f}x",
             "reach_real_s": "-" if reach is None else f"{reach:.0f}",
+            "Δ at equal compute": fmt(s["equal_compute"]["delta"]) if "equal_compute" in s else "",
             "wm_auc": fmt(s["wm_auc_ok"], 2) if "wm_auc_ok" in s else "",
             "wm_rho": fmt(s["wm_spearman"], 2) if "wm_spearman" in s else "",
         })
     summaries = results["summary"].values()
     hidden = ({"dsbench"} if not any("dsbench" in s for s in summaries) else set()) | (
-        {"sim_steps", "steps ratio"} if not any(s.get("steps_ratio") for s in summaries) else set())
+        {"sim_steps", "steps ratio"} if not any(s.get("steps_ratio") for s in summaries) else set()) | (
+        {"Δ at equal compute"} if not any("equal_compute" in s for s in summaries) else set())
     columns = [c for c in rows[-1] if c not in hidden]
     return format_table(rows, columns)
 
@@ -479,8 +595,10 @@ def per_task_table(results: dict) -> str:
 
 
 def plot(results: dict, path: Path) -> None:
-    """Held-out score against cumulative training compute (mean and band over seeds) per arm, and
-    the mean training reward per update."""
+    """Held-out score against cumulative training compute per arm (the mean over seeds at each
+    evaluated update, with its 95% interval as an error bar: measured points only, nothing drawn
+    between them; with ``match_compute``, hollow markers: the real arm scored at each mixed arm's
+    compute after the budget's updates), and the mean training reward per update."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -493,9 +611,15 @@ def plot(results: dict, path: Path) -> None:
         c = colors[i % len(colors)]
         pts = s["curve"]["points"]
         x = [max(p["compute_s"], 1e-3) for p in pts]
-        ax.plot(x, [p["mean"] for p in pts], "o-", color=c, label=arm)
-        if all(p["lo"] is not None for p in pts):
-            ax.fill_between(x, [p["lo"] for p in pts], [p["hi"] for p in pts], color=c, alpha=0.15)
+        y = np.array([p["mean"] for p in pts])
+        spread = (None if any(p["lo"] is None for p in pts)
+                  else [y - [p["lo"] for p in pts], [p["hi"] for p in pts] - y])
+        ax.errorbar(x, y, yerr=spread, fmt="o", color=c, capsize=2, label=arm)
+        eq = s.get("equal_compute")
+        if eq is not None:
+            real_x = float(np.mean([r[arm]["equal_compute"]["real_compute_s"] for r in runs.values()]))
+            ax.plot([real_x], [eq["real"]["mean"]], "o", mfc="none", color=c, ms=9,
+                    label=f"real at {arm}'s compute after {eq['update']['mean']:.0f} updates")
         curves = [r[arm]["train_curve"] for r in runs.values() if r[arm].get("train_curve")]
         if curves:
             n = min(len(cv) for cv in curves)

@@ -31,7 +31,7 @@ __all__ = ["RESUMABLE", "CompareConfig", "run_compare"]
 
 # Settings a resumed run may change: which seeds and arms (each is trained on its own), where
 # programs run and how many at once, how it reports.
-RESUMABLE = ("out", "seeds", "arms", "workers", "executor", "quiet")
+RESUMABLE = ("out", "seeds", "seed_list", "arms", "workers", "executor", "quiet")
 _MIXING = {f.name: default_of(f) for f in fields(MixingConfig)}  # the rates' defaults, defined once there
 
 
@@ -52,6 +52,13 @@ class CompareConfig:
     env: str = option("WMRL/MLEDojo-v0", f"the training env id: a text env, or {LIBERO}", metavar="ID")
     arms: list[str] = option(list(ARMS), f"comma-separated arms from {', '.join(ARMS)} (and {GUARD})", metavar="A,B")
     seeds: int = option(1, "seeds 0..N-1 per arm; tables give mean and 95% interval", metavar="N")
+    seed_list: list[str] = option([], "these seeds instead of --seeds (e.g. 5,6): processes given other seeds of one "
+                                  "--out run side by side, and a run with the whole list merges them into one "
+                                  "results.json", metavar="I,J")
+    match_compute: float | None = option(
+        None, "R: the mixed arms train until they have spent 1/R of the real arm's compute on the same seed (same "
+        "batch shape, more or fewer updates), and the real arm is also scored at the compute each mixed arm spent "
+        "in the budget's updates (summary[arm]['equal_compute'])", metavar="R")
     eval_every: int | None = option(
         None, f"updates between held-out evaluations (curve points; default: 10; {LIBERO}: 4)", metavar="N")
     eval_samples: int | None = option(
@@ -92,10 +99,13 @@ class CompareConfig:
     quiet: bool = option(False, "no progress bars")
 
     def __post_init__(self) -> None:
-        for name in ("arms", "tasks"):
+        for name in ("arms", "tasks", "seed_list"):
             if isinstance(getattr(self, name), str):
                 setattr(self, name, comma_list(getattr(self, name)))
         self.arms, self.tasks = [str(a) for a in self.arms], [str(t) for t in self.tasks]
+        self.seed_list = [str(x) for x in self.seed_list]
+        _require(all(x.isdigit() for x in self.seed_list) and len(set(self.seed_list)) == len(self.seed_list),
+                 "seed_list", f"must be distinct non-negative integers, got {','.join(self.seed_list)}")
         if not self.budget > 0:
             raise ValueError(f"--budget must be a positive number, got {self.budget}")
         _check(self.arms, range(self.seeds))
@@ -157,7 +167,7 @@ class CompareConfig:
         defaults = self._defaults()
         spacing = {k: defaults.get(k, getattr(self, k)) for k in ("eval_every", "eval_samples")}
         base = {**({} if self.text else BUDGET), **spacing}
-        return Budget(**base).scaled(self.budget)
+        return Budget(**base, match_compute=self.match_compute).scaled(self.budget)
 
     def family(self) -> EnvFamily:
         """The env family's adapter (text envs: ``TextWorld``; LIBERO: ``LiberoWorld``)."""
@@ -208,5 +218,6 @@ def run_compare(config: CompareConfig) -> dict:
     family.check()
     if out is not None:
         save_yaml(cfg, out / "config.yaml")
-    return compare(budget=cfg.budget_plan(), arms=tuple(cfg.arms), seeds=cfg.seeds, out=out, progress=not cfg.quiet,
+    seeds = [int(x) for x in cfg.seed_list] if cfg.seed_list else cfg.seeds
+    return compare(budget=cfg.budget_plan(), arms=tuple(cfg.arms), seeds=seeds, out=out, progress=not cfg.quiet,
                    mixing=cfg.mixing(), time_limit=cfg.time_limit if cfg.text else None, world=family)

@@ -28,6 +28,9 @@ TASKS = {"train": ["concrete-strength", "employee-attrition"], "heldout": ["peng
         (["--arms", "real,wmrl-guard", "--anchor-rate", "0.01"], "--anchor-rate (the starting adaptive rate)"),
         (["--min-rate", "0.2"], "--min-rate bounds an adaptive anchor rate, and nothing adapts it"),
         (["--agent", "llm"], "agent 'llm' needs a model"),
+        (["--match-compute", "0.5"], "R must be >= 1"),
+        (["--seed-list", "1,x"], "--seed-list must be distinct non-negative integers"),
+        (["--seed-list", "2,2"], "--seed-list must be distinct"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(argv, message, capsys, tmp_path):
@@ -49,8 +52,8 @@ def test_an_unknown_setting_in_a_config_file_is_one_line_naming_it(tmp_path, cap
 def test_budget_scales_updates_and_places_checkpoints():
     assert Budget().scaled(0.5).updates == 10
     assert Budget().scaled(0.01).updates == 1
-    assert Budget(updates=20, eval_every=10).checkpoints() == [0, 10, 20]
-    assert Budget(updates=7, eval_every=3).checkpoints() == [0, 3, 6, 7]
+    assert [u for u in range(30) if Budget(updates=20, eval_every=10).evaluates_at(u)] == [0, 10, 20]
+    assert [u for u in range(8) if Budget(updates=7, eval_every=3).evaluates_at(u)] == [0, 3, 6, 7]
     with pytest.raises(ValueError, match="cannot train"):
         Budget(group_size=1)
 
@@ -174,3 +177,72 @@ def test_a_live_run_and_its_replay_give_the_same_results(tmp_path):
         timed = ("update_s", "wm_s", "compute_s")
         assert [{k: v for k, v in p.items() if k not in timed} for p in a["curve"]] == [
             {k: v for k, v in p.items() if k not in timed} for p in b["curve"]], arm
+
+
+def test_match_compute_runs_the_mixed_arms_to_a_share_of_real_and_scores_real_at_their_compute(tmp_path):
+    """--match-compute 2: the mixed arm trains (same batch shape) until it has spent half of real's
+    compute on the seed; real is scored again, from the policy it had after the first update whose
+    compute reached the mixed arm's after the budget's updates."""
+    budget = Budget(updates=2, group_size=2, groups_per_update=2, eval_every=1, match_compute=2.0)
+    kw = dict(agent="template", budget=budget, seeds=[3], arms=("real", "wmrl"), cache=tmp_path / "cache",
+              out=tmp_path / "out", tasks=TASKS, progress=False, workers=2)
+    res = compare(**kw)
+    real, wmrl = res["runs"]["3"]["real"], res["runs"]["3"]["wmrl"]
+    target = real["compute_s"] / 2
+    curve = wmrl["curve"]
+    assert wmrl["compute_s"] >= target or curve[-1]["update"] == 20  # reached, or ran to the cap
+    assert all(p["compute_s"] < target for p in curve[:-1])  # it stopped at the first update past it
+    assert [p["update"] for p in curve] == list(range(curve[-1]["update"] + 1))  # every update evaluated (eval_every 1)
+    snaps = sorted((tmp_path / "out" / "seed3" / "real" / "snapshots").glob("u*.json"))
+    assert [p.name for p in snaps] == ["u1.json", "u2.json"]
+    eq = wmrl["equal_compute"]
+    at2 = next(p for p in curve if p["update"] == min(2, curve[-1]["update"]))
+    assert (eq["update"], eq["compute_s"], eq["heldout"]) == (at2["update"], at2["compute_s"], at2["heldout"])
+    first = json.loads(snaps[0].read_text())
+    assert eq["real_update"] == (1 if first["compute_s"] >= eq["compute_s"] else 2)
+    summary = res["summary"]["wmrl"]["equal_compute"]
+    assert summary["delta"]["mean"] == pytest.approx(eq["heldout"] - eq["real_heldout"])
+    assert "Δ at equal compute" in table(res)
+    # The rerun reads everything back: the real arm's matched score is not evaluated again.
+    matched = (tmp_path / "out" / "seed3" / "real" / "matched.jsonl").read_text()
+    assert compare(**kw)["runs"]["3"]["wmrl"]["equal_compute"] == eq
+    assert (tmp_path / "out" / "seed3" / "real" / "matched.jsonl").read_text() == matched
+
+
+def test_runs_of_other_code_are_refused_not_merged(tmp_path):
+    kw = dict(agent="template", budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1),
+              seeds=[0], arms=("real",), cache=tmp_path / "cache", out=tmp_path / "out", tasks=TASKS,
+              progress=False, workers=2)
+    compare(**kw)
+    path = tmp_path / "out" / "seed0" / "real" / "result.json"
+    result = json.loads(path.read_text())
+    path.write_text(json.dumps({**result, "code": "0123456789ab"}))
+    with pytest.raises(ValueError, match="trained by code 0123456789ab and this is .*new --out"):
+        compare(**kw)
+
+
+
+
+def test_seeds_run_in_separate_processes_merge_into_one_results_file(tmp_path):
+    """Seed lists: two processes train seeds 0 and 1 at once in one --out, sharing one outcome
+    table; a run with the whole list then reads both back (nothing runs) into one results.json."""
+    import subprocess
+    import sys
+
+    kw = dict(agent="template", budget=Budget(updates=2, group_size=2, groups_per_update=2, eval_every=2),
+              arms=("real", "wmrl"), cache=tmp_path / "cache", out=tmp_path / "out", tasks=TASKS, progress=False,
+              workers=1)
+    code = ("import json, sys; from pathlib import Path; from wmrl_agents.compare import compare, Budget; "
+            "kw = eval(sys.argv[1]); r = compare(seeds=[int(sys.argv[2])], **kw); print(json.dumps(r['runs']))")
+    spec = repr({**kw, "budget": kw["budget"]}).replace("PosixPath", "Path")
+    procs = [subprocess.Popen([sys.executable, "-c", code, spec, str(k)], stdout=subprocess.PIPE, text=True)
+             for k in (0, 1)]
+    alone = [json.loads(p.communicate(timeout=600)[0].splitlines()[-1]) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    table_file = tmp_path / "cache" / "WMRL_MLEDojo-v0.jsonl"
+    executed = table_file.read_text()
+    merged = compare(seeds=[0, 1], **kw)
+    assert table_file.read_text() == executed  # nothing ran again
+    assert merged["runs"]["0"] == alone[0]["0"] and merged["runs"]["1"] == alone[1]["1"]
+    assert merged["summary"]["wmrl"]["vs_real"]["heldout"]["n"] == 2
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["config"]["seeds"] == [0, 1]
