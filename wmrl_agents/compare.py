@@ -275,11 +275,21 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
         history = _read_jsonl(log_dir / "metrics.jsonl")  # every update's, those before a restart included
     result = {"code": code_version(), **_cost(trainer.totals), "train_wall_s": time.perf_counter() - t0,
               **_arm_scores(ev, curve, history),
-              "wm_fidelity": None if mixer is None else wm_fidelity(trainer.anchor_pairs), "wm_memo": _wm_memo(envs),
+              "wm_fidelity": None if mixer is None else {**wm_fidelity(trainer.anchor_pairs), **_within(history)},
+              "wm_memo": _wm_memo(envs),
               **study.world.final_extras(policy, seed, study.budget.eval_samples)}
     if log_dir is not None:
         _write_json(log_dir / "result.json", result)
     return result
+
+
+def _within(history: list[dict]) -> dict:
+    """The world model's within-group Spearman over a run's anchor groups (each update's mean,
+    weighted by its groups; :func:`~wmrl_agents.grpo.within_group_fidelity`)."""
+    rows = [(h["wm/within_group_spearman"], h["wm/within_groups"]) for h in _by_update(history)
+            if h.get("wm/within_groups")]
+    n = sum(k for _, k in rows)
+    return {"within_groups": n, "within_spearman": sum(r * k for r, k in rows) / n if n else None}
 
 
 def _finished(log_dir: Path) -> dict:
@@ -385,7 +395,7 @@ def equal_compute(study: Study, seed: int, result: dict) -> dict:
 def _arm_scores(final: dict, curve: list[dict], history: list[dict]) -> dict:
     """The final held-out scores, the held-out curve and the training curve (one row per update) of an arm."""
     train_curve = [{k: v for k, v in h.items() if k in ("update", "reward_mean", "real_episodes")
-                    or k.startswith(("monitor/", "mixing/"))} for h in _by_update(history)]
+                    or k.startswith(("monitor/", "mixing/", "wm/within"))} for h in _by_update(history)]
     return {"heldout": final["expected"], "heldout_greedy": final["greedy"], "heldout_per_task": final["per_task"],
             "curve": curve, "train_curve": train_curve}
 
@@ -524,6 +534,7 @@ def _arm_summary(rows: list[Any], real: list[Any], is_real: bool) -> dict[str, A
         fid = [r["wm_fidelity"] for r in rows if r.get("wm_fidelity")]
         out["wm_auc_ok"] = interval([f["auc_ok"] for f in fid])
         out["wm_spearman"] = interval([f["spearman"] for f in fid])
+        out["wm_within_spearman"] = interval([f.get("within_spearman") for f in fid])
     out["curve"] = _mean_curve([r["curve"] for r in rows])
     return out
 
@@ -572,6 +583,7 @@ def table(results: dict) -> str:
             "Δ at equal compute": fmt(s["equal_compute"]["delta"]) if "equal_compute" in s else "",
             "wm_auc": fmt(s["wm_auc_ok"], 2) if "wm_auc_ok" in s else "",
             "wm_rho": fmt(s["wm_spearman"], 2) if "wm_spearman" in s else "",
+            "wm_rho in groups": fmt(s["wm_within_spearman"], 2) if "wm_within_spearman" in s else "",
         })
     summaries = results["summary"].values()
     hidden = ({"dsbench"} if not any("dsbench" in s for s in summaries) else set()) | (
@@ -598,13 +610,14 @@ def plot(results: dict, path: Path) -> None:
     """Held-out score against cumulative training compute per arm (the mean over seeds at each
     evaluated update, with its 95% interval as an error bar: measured points only, nothing drawn
     between them; with ``match_compute``, hollow markers: the real arm scored at each mixed arm's
-    compute after the budget's updates), and the mean training reward per update."""
+    compute after the budget's updates), the mean training reward per update, and the world
+    model's Spearman within the mixed arms' anchor groups per update."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))
+    fig, (ax, ax2, ax3) = plt.subplots(1, 3, figsize=(18, 4.4))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     runs = results["runs"]
     for i, (arm, s) in enumerate(results["summary"].items()):
@@ -632,12 +645,34 @@ def plot(results: dict, path: Path) -> None:
     ax.set_xlabel("cumulative training compute (s: sandbox CPU, simulator, world model, updates)")
     ax.set_ylabel("held-out score (real execution)")
     n = len(runs)
-    ax.set_title(f"held-out score against compute ({n} seed{'s' if n > 1 else ''}; band: 95% interval)")
+    ax.set_title(f"held-out score against compute ({n} seed{'s' if n > 1 else ''}; bars: 95% interval)")
     ax.legend(fontsize=8)
     ax2.set_xlabel("policy update")
     ax2.set_ylabel("mean training reward (real or debiased)")
     ax2.set_title("training reward (mean over seeds)")
     ax2.legend(fontsize=8)
+    _plot_within(ax3, results, colors)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def _plot_within(ax: Any, results: dict, colors: list[str]) -> None:
+    """Per update, the world model's Spearman within the anchor groups of each mixed arm (the mean
+    over the seeds that had anchor groups whose scores and rewards varied; one point per update)."""
+    for i, arm in enumerate(results["summary"]):
+        by_update: dict[int, list[float]] = {}
+        for r in results["runs"].values():
+            for h in r[arm].get("train_curve") or []:
+                if h.get("wm/within_group_spearman") is not None:
+                    by_update.setdefault(h["update"], []).append(h["wm/within_group_spearman"])
+        if by_update:
+            u = sorted(by_update)
+            ax.plot(u, [np.mean(by_update[k]) for k in u], "o", color=colors[i % len(colors)], label=arm)
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_xlabel("policy update")
+    ax.set_ylabel("Spearman(world model, real) within an anchor group")
+    ax.set_title("world-model fidelity where GRPO uses it (anchor groups)")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)

@@ -149,6 +149,23 @@ def run_episode(
     return ep
 
 
+def within_group_fidelity(groups: Sequence[Sequence[Episode]]) -> dict:
+    """The world model's Spearman with the real reward within each anchor group of a batch (the
+    ordering GRPO uses: advantages are differences within a group), averaged over the batch's anchor
+    groups whose scores and rewards both vary (``wm/within_groups`` of them; None without one)."""
+    from scipy.stats import spearmanr
+
+    rhos = []
+    for g in groups:
+        scores = [e.wm_score for e in g if e.anchor]
+        if len(scores) < len(g) or None in scores:
+            continue
+        s, y = np.asarray(scores, dtype=np.float64), np.asarray([e.reward for e in g])
+        if np.ptp(s) > 0 and np.ptp(y) > 0:
+            rhos.append(float(spearmanr(s, y).statistic))
+    return {"wm/within_group_spearman": float(np.mean(rhos)) if rhos else None, "wm/within_groups": len(rhos)}
+
+
 def outcome_metrics(episodes: Sequence[Episode]) -> dict:
     """Per batch: episodes by outcome (``outcome/<name>``), ``executed_episodes`` (programs that
     ran: garbage refused as ``invalid_action`` is not one), rewards of real and of predicted
@@ -380,6 +397,7 @@ class GRPOTrainer:
             "cost/update_s": update_s,
             **{f"policy/{k}": v for k, v in upd.items()},
             **outcome_metrics(episodes),
+            **within_group_fidelity(groups),
         }
         if mixed and w is not None and self.mixer is not None:
             metrics.update({"denoise/w_anchor": w.w_anchor, "denoise/w_wm": w.w_wm, "denoise/pooled": w.pooled,

@@ -371,3 +371,24 @@ def test_eps_floors_the_group_std_of_real_grpo_and_must_agree_with_a_mixer():
     wrapped = MixedRewardWrapper(RecipeEnv(), NoisyWM(), anchor_rate=0.1)
     with pytest.raises(ValueError, match="eps=0.1 contradicts the mixer's MixingConfig.eps=0.0001"):
         GRPOTrainer(wrapped, TemplatePolicy(), list(CONTEXTS), eps=0.1, progress=False)
+
+
+def test_within_group_fidelity_is_the_mean_spearman_of_anchor_groups_that_vary():
+    """Issue 42 (5): the ordering GRPO uses. An anchor group ranked right counts +1, one ranked
+    backwards -1; a world-model group, a group whose rewards tie, and one without a prediction are
+    left out."""
+    from wmrl_agents.grpo import Episode, within_group_fidelity
+
+    def group(scores, rewards, anchor=True):
+        return [Episode("t", "g", reward=r, anchor=anchor, wm_score=s) for s, r in zip(scores, rewards)]
+
+    groups = [group([0.1, 0.2, 0.3, 0.4], [0.0, 0.1, 0.5, 0.9]),   # right: +1
+              group([0.4, 0.3, 0.2, 0.1], [0.0, 0.1, 0.5, 0.9]),   # backwards: -1
+              group([0.1, 0.9, 0.3, 0.4], [0.1, 0.2, 0.3, 0.4]),   # 1, 4, 2, 3 against 1, 2, 3, 4: rho 0.4
+              group([0.1, 0.2, 0.3, 0.4], [0.5, 0.5, 0.5, 0.5]),   # rewards tie: no ranking to judge
+              group([0.1, 0.2, 0.3, 0.4], [0.0, 0.1, 0.5, 0.9], anchor=False),
+              group([0.1, None, 0.3, 0.4], [0.0, 0.1, 0.5, 0.9])]
+    out = within_group_fidelity(groups)
+    assert out["wm/within_groups"] == 3
+    assert out["wm/within_group_spearman"] == pytest.approx((1 - 1 + 0.4) / 3)
+    assert within_group_fidelity(groups[3:]) == {"wm/within_group_spearman": None, "wm/within_groups": 0}
