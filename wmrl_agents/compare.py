@@ -34,11 +34,13 @@ handed it, so the weights applied and reported are its config's.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import inspect
 import json
 import os
+import socket
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -170,7 +172,7 @@ class Study:
             self.untrained[seed] = self.world.evaluate(policy, seed, self.budget.eval_samples)
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(self.untrained[seed]))
+                _write_json(path, self.untrained[seed])
         return self.untrained[seed]
 
 
@@ -255,8 +257,26 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
     log_dir = None if study.out is None else study.out / f"seed{seed}" / arm
     if log_dir is not None and (log_dir / "result.json").exists():
         return _finished(log_dir)
-    if log_dir is not None:
-        log_dir.mkdir(parents=True, exist_ok=True)
+    if log_dir is None:
+        return _run_arm(study, arm, seed, None)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    with open(log_dir / ".lock", "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise ValueError(f"{log_dir} is being trained by another process ({lock.read().strip() or 'unknown'}): "
+                             "give each process its own seeds (--seed-list)") from None
+        lock.truncate(0)
+        lock.write(f"pid {os.getpid()} on {socket.gethostname()}")
+        lock.flush()
+        if (log_dir / "result.json").exists():  # finished between the look above and the lock
+            return _finished(log_dir)
+        return _run_arm(study, arm, seed, log_dir)
+
+
+def _run_arm(study: Study, arm: str, seed: int, log_dir: Path | None) -> dict:
+    """:func:`run_arm` of an unfinished arm, its folder (if any) locked by this process."""
     mixer = arm_mixer(study, arm, seed, log_dir)
     envs = study.world.train_envs(mixer)
     policy = study.world.policy(seed)

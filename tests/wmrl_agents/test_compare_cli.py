@@ -246,3 +246,22 @@ def test_seeds_run_in_separate_processes_merge_into_one_results_file(tmp_path):
     assert merged["runs"]["0"] == alone[0]["0"] and merged["runs"]["1"] == alone[1]["1"]
     assert merged["summary"]["wmrl"]["vs_real"]["heldout"]["n"] == 2
     assert json.loads((tmp_path / "out" / "results.json").read_text())["config"]["seeds"] == [0, 1]
+
+
+def test_an_arm_another_process_is_training_is_refused_not_trained_twice(tmp_path):
+    """Two processes given one seed of one --out would both append to its logs and checkpoint:
+    the second is refused with who holds the arm and the fix."""
+    import fcntl
+
+    kw = dict(agent="template", budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1),
+              seeds=[0], arms=("real",), cache=tmp_path / "cache", out=tmp_path / "out", tasks=TASKS,
+              progress=False, workers=1)
+    arm = tmp_path / "out" / "seed0" / "real"
+    arm.mkdir(parents=True)
+    with open(arm / ".lock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        held.write("pid 4242 on elsewhere")
+        held.flush()
+        with pytest.raises(ValueError, match=r"being trained by another process \(pid 4242 on elsewhere\).*--seed-list"):
+            compare(**kw)
+    assert compare(**kw)["runs"]["0"]["real"]["curve"][-1]["update"] == 1  # released: it trains
