@@ -41,13 +41,16 @@ class TableWorldModel:
         blind: ``program_hash(task_id, program)`` of the programs in the blind spot.
         blind_low: ``b``, the least score a blind-spot program gets.
         seed: seeds the per-program noise.
+        task_gamma: per-task exponents in place of ``gamma`` (a bias that differs by task).
     """
 
     def __init__(self, lookup: Callable[[str, str], float | None], gamma: float = 1.0, sigma: float = 0.0,
-                 blind: Collection[str] = (), blind_low: float = 0.6, seed: int = 0) -> None:
-        if gamma <= 0 or sigma < 0:
-            raise ValueError(f"gamma must be > 0 and sigma >= 0, got {gamma}, {sigma}")
+                 blind: Collection[str] = (), blind_low: float = 0.6, seed: int = 0,
+                 task_gamma: Mapping[str, float] | None = None) -> None:
+        if gamma <= 0 or sigma < 0 or any(g <= 0 for g in (task_gamma or {}).values()):
+            raise ValueError(f"gamma (and every task_gamma) must be > 0 and sigma >= 0, got {gamma}, {sigma}")
         self.lookup, self.gamma, self.sigma = lookup, float(gamma), float(sigma)
+        self.task_gamma = dict(task_gamma or {})
         self.blind, self.blind_low, self.seed = frozenset(blind), float(blind_low), int(seed)
 
     def _draws(self, h: str) -> tuple[float, float]:
@@ -62,7 +65,7 @@ class TableWorldModel:
             return Prediction.failure(f"instrument: no recorded outcome for this program on {task}")
         h = program_hash(task, str(action))
         z, u = self._draws(h)
-        s = min(1.0, max(0.0, max(real, 0.0) ** self.gamma + self.sigma * z))
+        s = min(1.0, max(0.0, max(real, 0.0) ** self.task_gamma.get(task, self.gamma) + self.sigma * z))
         if h in self.blind:
             s = max(s, self.blind_low + (1.0 - self.blind_low) * u)
         return Prediction(score=s, feedback=f"instrument score {s:.3f}")

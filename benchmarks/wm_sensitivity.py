@@ -10,6 +10,8 @@ program is run once for real on every train and held-out task (the outcome table
 - the world models are INSTRUMENTS made from that table (``benchmarks/_instruments.py``): the real
   reward through a known monotone distortion ``r^γ``, plus fixed per-program noise of size ``σ``,
   and a blind spot that scores the composer's broken-output variants like good programs (0.6-1);
+  ``task-distorted`` gives the train tasks alternating exponents (γ = 0.25, 4): a bias that differs
+  by task (compare ``--mixing calibration=per-task`` against the pooled map);
 - held-out scores are exact (``Σ_a π(a|task) r(a, task)`` over the pool), and compute is charged
   from the table's recorded sandbox CPU-seconds, as in ``wmrl compare``.
 
@@ -59,7 +61,11 @@ CONFIGS = {  # name: (gamma, sigma, blind spot)
     "distorted+noise-0.1": (4.0, 0.1, False),
     "distorted+noise-0.25": (4.0, 0.25, False),
     "blind-spot": (1.0, 0.1, True),
+    "task-distorted": (1.0, 0.0, False),
 }
+# Configs whose distortion differs by task: the train tasks in order alternate between these exponents
+# (0.25 overrates a task's weak programs, 4 underrates its good ones), a bias one pooled map averages.
+TASK_GAMMAS = {"task-distorted": (0.25, 4.0)}
 
 
 class Table:
@@ -121,7 +127,9 @@ def run(args: argparse.Namespace) -> dict:
     results = {}
     for name in args.configs:
         gamma, sigma, has_blind = CONFIGS[name]
-        wm = TableWorldModel(tab.reward, gamma, sigma, blind if has_blind else (), seed=0)
+        spread = TASK_GAMMAS.get(name, ())
+        task_gamma = {t: spread[k % len(spread)] for k, t in enumerate(args.train_tasks)} if spread else None
+        wm = TableWorldModel(tab.reward, gamma, sigma, blind if has_blind else (), seed=0, task_gamma=task_gamma)
         print(f"[{name}] gamma={gamma} sigma={sigma} blind={has_blind}", flush=True)
         results[name] = compare(budget=budget, arms=tuple(args.arms), seeds=args.seeds,
                                 agent=lambda seed: PoolPolicy(pool, seed=seed),
@@ -130,6 +138,7 @@ def run(args: argparse.Namespace) -> dict:
     return {"table": tab.summary, "pool": len(pool), "blind_programs_per_task": len(blind) / len(tab.programs),
             "budget": budget.__dict__, "seeds": args.seeds, "mixing": args.mixing_spec,
             "configs": {k: CONFIGS[k] for k in args.configs},
+            "task_gammas": {k: TASK_GAMMAS[k] for k in args.configs if k in TASK_GAMMAS},
             "results": {k: _rows(k, v, args.arms) for k, v in results.items()}, "wall_s": time.perf_counter() - t0}
 
 

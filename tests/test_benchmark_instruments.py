@@ -25,6 +25,15 @@ def test_distortion_alone_is_the_exact_power():
     assert [_score(wm, i) for i in range(21)] == pytest.approx([(i / 20) ** 3 for i in range(21)])
 
 
+def test_a_task_distortion_takes_the_tasks_own_power():
+    both = {**REAL, **{("u", p): r for (_, p), r in REAL.items()}}
+    wm = TableWorldModel(lambda t, p: both.get((t, p)), gamma=3.0, task_gamma={"u": 0.25})
+    assert [_score(wm, i, "u") for i in range(21)] == pytest.approx([(i / 20) ** 0.25 for i in range(21)])
+    assert [_score(wm, i, "t") for i in range(21)] == pytest.approx([(i / 20) ** 3 for i in range(21)])
+    with pytest.raises(ValueError, match="task_gamma"):
+        TableWorldModel(lookup, task_gamma={"u": 0.0})
+
+
 def test_noise_is_fixed_per_program_and_has_the_asked_size():
     wm = TableWorldModel(lookup, sigma=0.1, seed=7)
     first = [_score(wm, i) for i in range(21)]

@@ -123,12 +123,12 @@ def test_copies_in_one_process_share_the_state_of_their_path(tmp_path):
 
 def test_pair_log_survives_a_partial_line_and_dedupes(tmp_path):
     log = PairLog(tmp_path / "p.jsonl")
-    assert log.sync(("a#0", 0.1, 0.0)) == [("a#0", 0.1, 0.0)]
+    assert log.sync(("a#0", 0.1, 0.0, None)) == [("a#0", 0.1, 0.0, None)]
     with open(tmp_path / "p.jsonl", "ab") as f:
         f.write(b'{"id": "b#0", "s": 0.')  # a writer killed mid-line
     other = PairLog(tmp_path / "p.jsonl")
-    assert other.sync(("c#0", 0.3, 1.0)) == [("a#0", 0.1, 0.0), ("c#0", 0.3, 1.0)]
-    assert log.sync(("a#0", 0.1, 0.0)) == [("c#0", 0.3, 1.0)]  # a#0 again: not added twice
+    assert other.sync(("c#0", 0.3, 1.0, "task-c")) == [("a#0", 0.1, 0.0, None), ("c#0", 0.3, 1.0, "task-c")]
+    assert log.sync(("a#0", 0.1, 0.0, None)) == [("c#0", 0.3, 1.0, "task-c")]  # a#0 again: not added twice
     assert len(PairLog(tmp_path / "p.jsonl").sync()) == 2
 
 

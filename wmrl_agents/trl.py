@@ -196,7 +196,7 @@ class EnvReward:
         episodes = self.episodes(completions, seed, task_id, keys)
         rewards = self.rewards(episodes, keys, log_metric)
         if self.mixer is not None:
-            self.mixer.commit()  # the batch's anchor pairs enter the map for the next batch
+            self.mixer.end_batch()  # the batch's groups complete and its anchor pairs enter the map
         if log_metric is not None:
             for name, value in self._metrics(episodes).items():
                 log_metric(name, value)

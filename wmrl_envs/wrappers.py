@@ -407,6 +407,7 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
         self._groupless = 0  # episodes of this copy reset without a group key
         self._group = ""
         self._anchor = False
+        self._task: str | None = None  # the episode's task id (reset info), for per-task calibration
         self._seed: int | None = None
         self._identity: Any = None  # an anchor episode's hash: its reset seed or observation, its actions
         self._s: float | None = None
@@ -445,12 +446,20 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
         key = info.get("group", (options or {}).get("group"))
         self._group = str(key) if key is not None else self._groupless_key(seed)
         self._anchor = self.state.begin_episode(self._group, self.group_size if key is None else None)
+        self._task = None if info.get("task_id") is None else str(info["task_id"])
+        if self._task is None and self.state.config.calibration == "per-task":
+            raise ValueError("MixingConfig(calibration='per-task') corrects the map per task, and this env's reset info "
+                             "has no 'task_id': put one there (reset options or the env), or use calibration='pooled'")
         self._seed, self._identity = seed, None
         if self._anchor:  # its pair is named by what makes it unique in its group (mixing/state.py)
             self._identity = hashlib.blake2b(_canonical(obs if seed is None else seed), digest_size=8)
         self._s = None
         self._return = 0.0
         return obs, info
+
+    def _transform(self, wm_score: float) -> float:
+        """The reward of this episode's world-model score (through its task's map)."""
+        return self.state.transform(wm_score, self._task)
 
     def _groupless_key(self, seed: int | None) -> str:
         """The group key of an episode reset without one (class docstring)."""
@@ -482,7 +491,7 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
 
     def _text_step(self, action: ActType) -> Step[ObsType]:
         if not self._anchor:
-            obs, reward, terminated, truncated, info, pred = self._text_turn(action, self.state.transform)
+            obs, reward, terminated, truncated, info, pred = self._text_turn(action, self._transform)
             self._count(real=info["reward_source"] == "real")  # an executed fallback is a real step
             return self._finish(obs, reward, terminated, truncated, info, None if pred is None else pred.score, None)
         return self._anchor_text_step(action)
@@ -528,7 +537,7 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
             info["reward_source"] = "real"
             real = self._episode_score(FinishedEpisode(self._return, self._t, info)) if done else None
             return self._finish(obs, 0.0, terminated, truncated, info, wm_score, real)
-        reward = self.state.transform(wm_score) if wm_score is not None else 0.0  # not None iff done
+        reward = self._transform(wm_score) if wm_score is not None else 0.0  # not None iff done
         info.update(reward_source="world_model", real_score=info.get("score"), score=None)
         return self._finish(obs, reward, terminated, truncated, info, wm_score, None)
 
@@ -563,12 +572,12 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
             reward = real
         residual = None
         if terminated or truncated:
-            residual = self.state.end_episode(self._group, reward, wm_score, real, self._episode())
+            residual = self.state.end_episode(self._group, reward, wm_score, real, self._episode(), self._task)
         mixing: MixingInfo = {
             "anchor": self._anchor,
             "group": self._group,
             "wm_raw": wm_score,
-            "wm_debiased": None if wm_score is None else self.state.transform(wm_score),
+            "wm_debiased": None if wm_score is None else self._transform(wm_score),
             "weight": self.state.weight(self._anchor),
             "residual": residual,
             "calibrated": self.state.calibrated,

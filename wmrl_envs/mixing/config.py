@@ -16,6 +16,7 @@ from typing import Any
 
 _SELECTIONS = ("hash", "quota")
 _NORMALIZE = ("none", "group")
+CALIBRATIONS = ("pooled", "per-task")
 WEIGHTINGS = ("inverse-variance", "pooled")
 _RENAMED_WEIGHTINGS = {"energy": "inverse-variance"}  # deprecated name -> name
 
@@ -62,6 +63,15 @@ class MixingConfig:
     window: int = field(default=4096, metadata={"help": "anchor pairs the debiaser keeps (the newest)"})
     min_pairs: int = field(default=16, metadata={"help": "anchor pairs before the debiasing map is applied; at most window"})
     debias: bool = field(default=True, metadata={"help": "apply Online Debiasing (False: the raw-score ablation)"})
+    calibration: str = field(
+        default="pooled",
+        metadata={"help": "'pooled' (one isotonic map for every task) or 'per-task' (each task's own isotonic map "
+                  "blended with the pooled one by pair count: mixing/calibration.py)"},
+    )
+    task_prior: float = field(
+        default=8.0, metadata={"help": "calibration='per-task': pseudo-pairs that shrink a task's own map "
+                               "towards the pooled map; > 0"},
+    )
     ema: float = field(default=0.9, metadata={"help": "smoothing of the noise estimates across batches, in [0, 1)"})
     weighting: str = field(
         default="inverse-variance",
@@ -105,6 +115,8 @@ class MixingConfig:
         _check(self.min_pairs >= 2, "min_pairs", "must be at least 2", self.min_pairs)
         _check(self.min_pairs <= self.window, "min_pairs",
                f"must not exceed window={self.window} (the map could never be applied)", self.min_pairs)
+        _check(self.calibration in CALIBRATIONS, "calibration", f"must be one of {CALIBRATIONS}", self.calibration)
+        _check(self.task_prior > 0.0, "task_prior", "must be positive", self.task_prior)
         _check(0.0 <= self.ema < 1.0, "ema", "must lie in [0, 1)", self.ema)
         _check(self.weighting in WEIGHTINGS, "weighting", f"must be one of {WEIGHTINGS}", self.weighting)
         _check(self.normalize in _NORMALIZE, "normalize", f"must be one of {_NORMALIZE}", self.normalize)

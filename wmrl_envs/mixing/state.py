@@ -9,20 +9,23 @@ reward paid, the anchor pair) and feeds them to it; the trainers (``GRPOTrainer`
 (``ema``, ``weighting``), the advantages from the config's ``normalize`` and ``eps``:
 
 - a trainer that asks for advantages (``claim_weights``, which the trainers call) is the only
-  one that moves the weights: completed groups are then only counted, and ``weight()`` /
+  one that moves the weights: its groups complete at the end of its batch (``end_batch``) and are
+  then only counted, and ``weight()`` /
   ``info["mixing"]["weight"]`` is the multiplier of the last batch the trainer applied;
 - without one (SB3 and other group-less loops, ``MixedRewardWrapper(group_size=G)``) each
   completed group of two or more episodes is weighted as it completes, and ``weight()`` is the
   multiplier that group got: the one a loop reading ``info["mixing"]["weight"]`` applies.
 
 When the map moves: anchor pairs wait in :attr:`MixingState.pending` until :meth:`~MixingState.commit`
-folds them into the debiasing map. With a trainer (claimed) that is once per
-batch, at the end of :meth:`~MixingState.advantages` (``EnvReward``, which asks for none, commits
-after each batch): every world-model episode of a batch is paid through the map of the batches
-before it, whichever of the batch's episodes finished first. Episodes run concurrently finish in
-an order that depends on timing (a live run's programs take seconds, a replay's none), so a map
-that moved as each anchor finished paid a live run and its replay differently. Without a trainer
-(SB3 and other sequential loops) each pair enters the map as its episode ends.
+folds them into the debiasing map. With a trainer (claimed) that is once per batch, at
+:meth:`~MixingState.end_batch` (the end of :meth:`~MixingState.advantages`; ``EnvReward``, which
+asks for none, calls it after each batch), where the batch's groups also complete and the adaptive
+rate moves: every world-model episode of a batch is paid through the map of the batches before it,
+and anchored at the rate they left, whichever of the batch's episodes finished first. Episodes run
+concurrently finish in an order that depends on timing (a live run's programs take seconds, a
+replay's none), so a map that moved as each anchor finished paid a live run and its replay
+differently. Without a trainer (SB3 and other sequential loops) each pair enters the map as its
+episode ends, and a group completes when the next one begins.
 
 One state serves many env copies and many processes:
 
@@ -92,6 +95,10 @@ from .guard import build_guard
 log = logging.getLogger(__name__)
 
 
+PairRecord = tuple[str, float, float, "str | None"]
+"""An anchor pair as the log holds it: ``(id, s, y, task)``."""
+
+
 class PairLog:
     """Anchor pairs ``(id, s, y)`` that any number of processes append to one file, each id once."""
 
@@ -101,9 +108,9 @@ class PairLog:
         self.ids: set[str] = set()
         self.appended = False  # whether the last sync appended its pair
 
-    def sync(self, pair: tuple[str, float, float] | None = None) -> list[tuple[str, float, float]]:
+    def sync(self, pair: PairRecord | None = None) -> list[PairRecord]:
         """Read the pairs other writers added since the last call, then append ``pair`` unless its
-        id is already there; return every new ``(id, s, y)`` in file order (``pair``'s last)."""
+        id is already there; return every new ``(id, s, y, task)`` in file order (``pair``'s last)."""
         self.appended = False
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a+b") as f:
@@ -117,7 +124,7 @@ class PairLog:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
-    def _read(self, f) -> list[tuple[str, float, float]]:
+    def _read(self, f) -> list[PairRecord]:
         f.seek(self.offset)
         data = f.read()
         complete = data[: data.rfind(b"\n") + 1]  # a writer killed mid-line leaves a partial line
@@ -127,27 +134,29 @@ class PairLog:
             try:
                 rec = json.loads(line)
                 pid, s, y = str(rec["id"]), float(rec["s"]), float(rec["y"])
+                task = None if rec.get("task") is None else str(rec["task"])
             except (ValueError, KeyError, TypeError):
                 log.warning("mixing: skipped a damaged line in %s", self.path)
                 continue
             if pid not in self.ids:
                 self.ids.add(pid)
-                out.append((pid, s, y))
+                out.append((pid, s, y, task))
         return out
 
-    def _append(self, f, pair_id: str, s: float, y: float) -> tuple[str, float, float]:
+    def _append(self, f, pair_id: str, s: float, y: float, task: str | None) -> PairRecord:
         f.seek(0, os.SEEK_END)
         end = f.tell()
         prefix = b""
         if end > self.offset:  # a partial line left by a killed writer: close it off
             prefix = b"\n"
-        line = prefix + json.dumps({"id": pair_id, "s": s, "y": y}).encode() + b"\n"
+        record = {"id": pair_id, "s": s, "y": y, **({} if task is None else {"task": task})}
+        line = prefix + json.dumps(record).encode() + b"\n"
         f.write(line)
         f.flush()
         os.fsync(f.fileno())
         self.offset = end + len(line)
         self.ids.add(pair_id)
-        return pair_id, s, y
+        return pair_id, s, y, task
 
 
 class _Pair(NamedTuple):
@@ -156,6 +165,7 @@ class _Pair(NamedTuple):
     id: str
     s: float
     y: float
+    task: str | None  # the episode's task (per-task calibration)
     own: bool  # appended by this process (it feeds this process's monitor)
 
 
@@ -189,7 +199,7 @@ class MixingState:
     ) -> None:
         self.config = c = MixingConfig.make(config, **overrides)
         self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
-        self.debiaser = OnlineDebiaser(c.window, c.min_pairs)
+        self.debiaser = OnlineDebiaser(c.window, c.min_pairs, task_prior=c.task_prior if c.calibration == "per-task" else None)
         self.weighter = InverseVarianceWeights(c.ema, c.weighting)
         self.monitor, self.controller, self.shrinkage = build_guard(c)
         self._overrated: tuple[int, dict] = (-1, {})  # (monitor pairs when computed, overrated bands)
@@ -213,7 +223,7 @@ class MixingState:
             snapshot = self._read_snapshot(self.state_path)
             self.load_state_dict(snapshot, with_pairs=False)
             self.counts = self._own_counts(snapshot)
-            waiting = {str(p[0]): bool(p[3]) for p in snapshot.get("pending") or []}
+            waiting = {str(p[0]): bool(p[-1]) for p in snapshot.get("pending") or []}
         self._ingest()
         kept = [p._replace(own=waiting[p.id]) for p in self.pending if p.id in waiting]
         self.pending = [p for p in self.pending if p.id not in waiting]
@@ -321,21 +331,33 @@ class MixingState:
                 normalize=c.normalize,
                 eps=c.eps,
             )
-            self.commit()
-            self.save()
+            self.end_batch()
             return advantages, self.weights
 
+    def end_batch(self) -> None:
+        """A trainer's batch is over: its groups complete (counted, and the adaptive rate moves) and
+        its anchor pairs enter the map (:meth:`commit`), so the next batch is anchored and paid by
+        what the whole batch showed, whichever of its episodes finished first (module docstring).
+        :meth:`advantages` calls it; a trainer that asks for none (``EnvReward``) calls it itself."""
+        with self.lock:
+            self._adapt(self._fold(self.open_groups))
+            self.open_groups = {}
+            self.commit()
+            self.save()
+
     def begin_episode(self, key: str, group_size: int | None = None, anchor: bool | None = None) -> bool:
-        """Count an episode of group ``key``; is it an anchor? A new key completes the open groups
-        (except those begun with a ``group_size`` and not yet full): they go into the weights (unless
-        a trainer claimed them) and the rate controller, and the state is saved before the key. With
+        """Count an episode of group ``key``; is it an anchor? Without a trainer, a new key completes
+        the open groups (except those begun with a ``group_size`` and not yet full): they go into the
+        weights and the rate controller (a trainer's complete at :meth:`end_batch`); the state is
+        saved before the key. With
         ``group_size`` the group completes at its ``group_size``-th finished episode. ``anchor``
         decides a new key's anchor status instead of the sampler (the batch API: its caller chose)."""
         with self.lock:
             if group_size is not None:
                 self.group_sizes[key] = int(group_size)
             if key not in self.anchor_of:
-                self._adapt(self._close_groups(keep=key))
+                if not self.claimed:  # a trainer's groups complete at the end of its batch (end_batch)
+                    self._adapt(self._close_groups(keep=key))
                 self.save()
                 if anchor is not None:
                     self.anchor_of[key] = bool(anchor)
@@ -380,7 +402,7 @@ class MixingState:
         )
         return len(done)
 
-    def _ingest(self, pair: tuple[str, float, float] | None = None) -> bool:
+    def _ingest(self, pair: PairRecord | None = None) -> bool:
         """Read other processes' pairs and add ``pair``, all to :attr:`pending` (the map takes them
         at the next :meth:`commit`); whether ``pair`` was new (not a replay's)."""
         if self.pairs is None:
@@ -389,7 +411,7 @@ class MixingState:
             return pair is not None
         new = self.pairs.sync(pair)
         mine = pair[0] if pair is not None and self.pairs.appended else None
-        self.pending += [_Pair(i, s, y, own=i == mine) for i, s, y in new]
+        self.pending += [_Pair(*p, own=p[0] == mine) for p in new]
         return self.pairs.appended
 
     def commit(self) -> None:
@@ -406,20 +428,21 @@ class MixingState:
                 return
             batch, self.pending = self.pending, []
             for p in sorted((p for p in batch if p.own), key=lambda p: (p.s, p.y, p.id)):
-                self.monitor.update(p.s, self._debiased(p.s), p.y)
-            self.debiaser.update([p.s for p in batch], [p.y for p in batch])
+                self.monitor.update(p.s, self._debiased(p.s, p.task), p.y)
+            self.debiaser.update([p.s for p in batch], [p.y for p in batch], [p.task for p in batch])
 
-    def transform(self, s: float) -> float:
-        """The reward of a world-model score: debiased, then shrunk if its band is overrated
-        (``shrink_overrated``). Without a trainer, pairs other processes added enter the map first."""
+    def transform(self, s: float, task: str | None = None) -> float:
+        """The reward of a world-model score of an episode of ``task``: debiased (per task with
+        ``calibration="per-task"``), then shrunk if its band is overrated (``shrink_overrated``).
+        Without a trainer, pairs other processes added enter the map first."""
         with self.lock:
             if not self.claimed:
                 self.commit()
-            f = self._debiased(s)
+            f = self._debiased(s, task)
             return f if self.shrinkage is None else self.shrinkage.adjust(f, self.overrated_bands())
 
-    def _debiased(self, s: float) -> float:
-        return float(self.debiaser.transform([s])[0]) if self.debias else float(s)
+    def _debiased(self, s: float, task: str | None = None) -> float:
+        return float(self.debiaser.transform([s], task)[0]) if self.debias else float(s)
 
     def overrated_bands(self) -> dict[int, dict]:
         """The score bands recent anchors show overrated (recomputed when a pair arrives)."""
@@ -430,25 +453,26 @@ class MixingState:
         return self._overrated[1]
 
     def end_episode(
-        self, key: str, reward: float, wm_score: float | None, real: float | None, episode: str | None = None
+        self, key: str, reward: float, wm_score: float | None, real: float | None, episode: str | None = None,
+        task: str | None = None,
     ) -> float | None:
         """Keep the episode's reward for its group; an anchor pair goes to the debiaser and disk.
 
         Returns the pair's residual ``real - f(wm_score)`` through the map *before* the pair was
         added (None without a pair). ``episode`` is the episode's identity within its group (the
         wrappers pass its reset seed or observation and a hash of its actions), so that a replayed
-        episode has the same pair id (module docstring)."""
+        episode has the same pair id (module docstring); ``task`` its task (per-task calibration)."""
         with self.lock:
             residual = None
             if not self.claimed:  # no trainer batches: each pair enters the map as its episode ends
                 self.commit()
             calibrated = self.calibrated
             if real is not None and wm_score is not None:
-                residual = float(real) - self._debiased(float(wm_score))
+                residual = float(real) - self._debiased(float(wm_score), task)
                 name = key if episode is None else f"{key}#{episode}"
                 n = self.repeats.get(name, 0)
                 self.repeats[name] = n + 1
-                if self._ingest((f"{name}#{n}", float(wm_score), float(real))):
+                if self._ingest((f"{name}#{n}", float(wm_score), float(real), task)):
                     self.counts["anchor_pairs"] = self.counts.get("anchor_pairs", 0) + 1
                 if not self.claimed:
                     self.commit()
@@ -532,7 +556,7 @@ class MixingState:
             self.sampler.load_state_dict(state["sampler"])
             if with_pairs or (with_pairs is None and self.pairs is None):
                 self.debiaser.load_state_dict(state["debiaser"])
-                self.pending = [_Pair(str(i), float(s), float(y), bool(o)) for i, s, y, o in state.get("pending") or []]
+                self.pending = [_pending(p) for p in state.get("pending") or []]
             self.weighter.load_state_dict(state["weighter"])
             self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
             self.counts = {**_zero_counts(), **state["counts"]}
@@ -579,6 +603,12 @@ class MixingState:
         except (OSError, ValueError, AttributeError):
             return {}
         return writers if isinstance(writers, dict) else {}
+
+
+def _pending(saved: list) -> _Pair:
+    """A pending pair of a snapshot: ``[id, s, y, task, own]`` (``[id, s, y, own]`` before tasks)."""
+    i, s, y, *task, own = saved
+    return _Pair(str(i), float(s), float(y), None if not task or task[0] is None else str(task[0]), bool(own))
 
 
 def _zero_counts() -> dict[str, int]:
