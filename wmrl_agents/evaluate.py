@@ -24,7 +24,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from wmrl_agents.grpo import EnvPool, env_task_ids
-from wmrl_envs.replay import OutcomeStore, ReplayWrapper, action_key, task_key
+from wmrl_envs.replay import OutcomeStore, ReplayWrapper, action_key, replayable, task_key
 
 
 class _Scripted:
@@ -99,7 +99,8 @@ def evaluate_policies(
             for t, (_, programs, greedy) in task_plans.items():
                 for prog in [*programs, greedy]:
                     k = action_key(keys[t], prog)
-                    if store.get(k) is None:
+                    outcome = store.get(k)
+                    if outcome is None or not replayable(outcome):
                         needed[k] = (t, prog)
         jobs = [(t, k, 0) for k, (t, _) in needed.items()]
         with tqdm(total=len(jobs), desc="running programs", unit="program", disable=not progress or not jobs,

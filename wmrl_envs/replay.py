@@ -13,7 +13,12 @@ just a failed run. ``info["replayed"]`` says which steps came from the table.
 A task's content hash changes with its answers, its leaderboards, the env's reward mode and the
 run limits, so a rebuilt board or another time limit never serves stale rewards. The table is one
 JSON-lines file (one outcome per line, appended under an exclusive lock): a crash loses at most the
-line being written, and several processes can share it.
+line being written (the next append starts a new line after a torn one), a damaged line is reported
+with its file and line number and never served, and several processes can share it.
+
+Only verdicts of the program are replayed: a run stopped by its *wall* limit without reaching its
+CPU limit waited on a busy machine as much as it computed, so its record says
+``"replayable": false`` and the program runs again when it is next asked for.
 
 The table is env-side machinery (the env names a task's content: ``MLEEnv.content_key`` hashes its
 files, reward mode and limits), so it lives in ``wmrl_envs``; ``wmrl_agents.replay``, its former
@@ -25,6 +30,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import threading
 from pathlib import Path
@@ -33,6 +39,8 @@ from typing import Any
 import gymnasium as gym
 
 from wmrl_envs.mle.build import cache_dir
+
+log = logging.getLogger(__name__)
 
 
 class OutcomeStore:
@@ -47,6 +55,7 @@ class OutcomeStore:
         self.path = None if path is None else Path(path)
         self._data: dict[str, dict] = {}
         self._offset = 0
+        self._lines = 0  # complete lines read
         self._lock = threading.Lock()
         self._running: dict[str, threading.Event] = {}  # keys being executed in this process
         self.hits = 0
@@ -66,11 +75,13 @@ class OutcomeStore:
                 if not line.endswith(b"\n"):
                     break
                 self._offset += len(line)
+                self._lines += 1
                 try:
                     rec = json.loads(line)
-                except json.JSONDecodeError:  # a line torn by a crash: skip it
-                    continue
-                self._data[rec["key"]] = rec["outcome"]
+                    self._data[str(rec["key"])] = dict(rec["outcome"])
+                except (ValueError, KeyError, TypeError) as e:  # a line torn by a crash, or damaged: never served
+                    log.warning("outcome table %s, line %d: skipped a damaged record (%s)", self.path, self._lines,
+                                type(e).__name__)
 
     def get(self, key: str) -> dict | None:
         with self._lock:
@@ -105,10 +116,14 @@ class OutcomeStore:
             if self.path is None:
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "ab") as f:
+            with open(self.path, "a+b") as f:
                 fcntl.flock(f, fcntl.LOCK_EX)
                 try:
+                    end = f.seek(0, os.SEEK_END)
+                    if end and (f.seek(end - 1), f.read(1))[1] != b"\n":  # a writer killed mid-line: close it off
+                        line = b"\n" + line
                     f.write(line)
+                    f.flush()
                 finally:
                     fcntl.flock(f, fcntl.LOCK_UN)
 
@@ -135,6 +150,18 @@ def action_key(prefix: str, action: Any) -> str:
 def _jsonable(value: Any) -> Any:
     """``value`` with numpy scalars and tuples made plain, so a record round-trips through JSON."""
     return json.loads(json.dumps(value, default=lambda v: v.item() if hasattr(v, "item") else str(v)))
+
+
+def replayable(outcome: dict[str, Any]) -> bool:
+    """Whether a recorded outcome may be served again: not a verdict of the machine's load (a run
+    stopped by its wall limit before its CPU limit) nor one recorded before steps said whether they
+    timed out (:func:`_predates_timed_out`)."""
+    return outcome.get("replayable", True) and not _predates_timed_out(outcome)
+
+
+def _load_dependent(info: dict[str, Any]) -> bool:
+    """A run stopped by its wall limit without reaching its CPU limit: on another load it may finish."""
+    return bool(info.get("timed_out")) and not (info.get("run") or {}).get("cpu_limit_hit")
 
 
 def _predates_timed_out(outcome: dict[str, Any]) -> bool:
@@ -184,7 +211,7 @@ class ReplayWrapper(gym.Wrapper[str, str, str, str]):
         key = self._prefix
         while True:
             hit = self.store.get(key)
-            if hit is not None and not _predates_timed_out(hit):
+            if hit is not None and replayable(hit):
                 return self._answer(hit, replayed=True)
             in_flight = self.store.claim(key)
             if in_flight is None:
@@ -196,7 +223,8 @@ class ReplayWrapper(gym.Wrapper[str, str, str, str]):
             self._inner_at = len(self._actions)
             obs, reward, terminated, truncated, info = self.env.step(action)
             outcome = {"obs": obs, "reward": float(reward), "terminated": bool(terminated),
-                       "truncated": bool(truncated), "info": _jsonable({k: v for k, v in info.items() if k != "group"})}
+                       "truncated": bool(truncated), "info": _jsonable({k: v for k, v in info.items() if k != "group"}),
+                       **({"replayable": False} if _load_dependent(info) else {})}
             self.store.put(key, outcome)
         finally:
             self.store.release(key)

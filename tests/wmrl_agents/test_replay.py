@@ -1,5 +1,6 @@
 """The outcome table: persistent, shared by processes, crash-tolerant; replays charge recorded costs."""
 
+import json
 import subprocess
 import sys
 
@@ -126,3 +127,73 @@ def test_the_agents_module_is_a_deprecated_alias_of_the_env_side_table(import_de
     assert any("wmrl_envs.replay" in m for m in messages)
     assert all(getattr(old, name) is getattr(env_side, name) for name in old.__all__)
     assert old.OutcomeStore is OutcomeStore and old.ReplayWrapper is ReplayWrapper
+
+
+def test_a_line_torn_by_a_killed_writer_loses_only_itself(tmp_path, caplog):
+    """A writer killed mid-line, then another writer's append: the next append starts a new line, so
+    only the torn record is lost, reported with its file and line, never served."""
+    path = tmp_path / "t.jsonl"
+    a = OutcomeStore(path)
+    a.put("k1", {"reward": 0.5})
+    with open(path, "ab") as f:
+        f.write(b'{"key": "k2", "outcome": {"reward": 0.2')  # killed here
+    OutcomeStore(path).put("k3", {"reward": 0.75})
+    with open(path, "ab") as f:
+        f.write(b'{"key": "k4", "outcome": 7}\n')  # damaged: an outcome that is not a record
+    b = OutcomeStore(path)
+    assert b.get("k1") == {"reward": 0.5} and b.get("k3") == {"reward": 0.75}
+    assert b.get("k2") is None and b.get("k4") is None
+    damaged = [r.getMessage() for r in caplog.records if "damaged" in r.getMessage()]
+    assert any(f"{path}, line 2" in m for m in damaged) and any(f"{path}, line 4" in m for m in damaged)
+
+
+def test_a_kill_at_a_random_point_of_an_append_loses_at_most_the_line_in_flight(tmp_path):
+    """Fault matrix: a writer appending large records is SIGKILLed at a random moment, another then
+    appends; every record written whole before the kill is read back, and the other writer's too."""
+    import random
+    import signal
+    import time
+
+    code = ("import sys; from wmrl_envs.replay import OutcomeStore; s = OutcomeStore(sys.argv[1]);"
+            "[(s.put(f'p{i}', {'reward': i, 'pad': 'x' * 200_000}), print(i, flush=True)) for i in range(10_000)]")
+    rng = random.Random(0)
+    for trial in range(4):
+        path = tmp_path / f"t{trial}.jsonl"
+        p = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, text=True)
+        first = p.stdout.readline()  # appending now
+        time.sleep(rng.random() * 0.5)
+        p.send_signal(signal.SIGKILL)
+        printed = [int(x) for x in (first + p.communicate()[0]).split()]
+        OutcomeStore(path).put("after", {"reward": -1})
+        table = OutcomeStore(path)
+        assert printed and all(table.get(f"p{i}") is not None for i in printed)  # every acknowledged record
+        assert len(table) in (len(printed) + 1, len(printed) + 2)  # at most the record in flight besides
+        assert table.get("after") == {"reward": -1}
+
+
+def test_a_wall_limit_timeout_is_kept_but_never_replayed(tmp_path):
+    """A run stopped by its wall limit before its CPU limit is the machine's load speaking: the table
+    records it as not replayable and the program runs again when next asked for; a CPU-limit
+    timeout is the program's verdict and is replayed."""
+
+    class Timing(_SlowCounting):
+        def __init__(self, cpu_limit_hit):
+            super().__init__()
+            self.cpu_limit_hit = cpu_limit_hit
+
+        def step(self, action):
+            self.executions += 1
+            return "done", 0.0, True, False, {"status": "run_failed", "timed_out": True,
+                                              "run": {"cpu_limit_hit": self.cpu_limit_hit}}
+
+    for cpu_limit_hit, runs in ((False, 2), (True, 1)):
+        env = Timing(cpu_limit_hit)
+        store = OutcomeStore(tmp_path / f"{cpu_limit_hit}.jsonl")
+        w = ReplayWrapper(env, store)
+        for _ in range(2):
+            w.reset()
+            w.step("slow program")
+        assert env.executions == runs
+        (record,) = {json.loads(line)["outcome"].get("replayable", True)
+                     for line in (tmp_path / f"{cpu_limit_hit}.jsonl").read_text().splitlines()}
+        assert record is cpu_limit_hit
