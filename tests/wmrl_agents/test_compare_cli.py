@@ -265,3 +265,40 @@ def test_an_arm_another_process_is_training_is_refused_not_trained_twice(tmp_pat
         with pytest.raises(ValueError, match=r"being trained by another process \(pid 4242 on elsewhere\).*--seed-list"):
             compare(**kw)
     assert compare(**kw)["runs"]["0"]["real"]["curve"][-1]["update"] == 1  # released: it trains
+
+
+def test_a_run_killed_at_random_points_resumes_to_the_undisturbed_results(tmp_path):
+    """Fault matrix of a compare folder: SIGKILL at random moments (mid-update, mid-evaluation, while
+    result.json, mixing.json or a checkpoint is written), then the same command again: it finishes
+    with the undisturbed run's results, charged compute and curves included."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    kw = dict(agent="template", budget=Budget(updates=4, group_size=2, groups_per_update=2, eval_every=2),
+              seeds=[0], arms=("real", "wmrl"), cache=tmp_path / "cache", tasks=TASKS, progress=False, workers=2)
+    code = ("import json, sys; from pathlib import Path; from wmrl_agents.compare import compare, Budget; "
+            "compare(out=sys.argv[2], **eval(sys.argv[1]))")
+    spec = repr(kw).replace("PosixPath", "Path")
+    reference = compare(out=tmp_path / "whole", **kw)["runs"]["0"]
+    rng = random.Random(1)
+
+    def charged(run):
+        timed = ("update_s", "wm_s", "compute_s", "train_wall_s", "wm_memo")
+        return {k: ([{x: v for x, v in p.items() if x not in timed} for p in run[k]] if k == "curve" else run[k])
+                for k in run if k not in timed}
+
+    for trial in range(3):
+        out = tmp_path / f"killed{trial}"
+        for _ in range(3):  # up to three kills, each after a random share of the run
+            p = subprocess.Popen([sys.executable, "-c", code, spec, str(out)])
+            time.sleep(2.0 + rng.random() * 6.0)
+            if p.poll() is None:
+                p.send_signal(signal.SIGKILL)
+            p.wait()
+        compare(out=out, **kw)  # resume to the end
+        resumed = json.loads((out / "results.json").read_text())["runs"]["0"]
+        for arm in kw["arms"]:
+            assert charged(resumed[arm]) == charged(reference[arm]), (trial, arm)
