@@ -367,6 +367,9 @@ def code_version() -> str:
     return h.hexdigest()[:12]
 
 
+code_version()  # hashed as the process starts: the code it imported, not files edited while it runs
+
+
 def _write_json(path: Path, data: Any, indent: int | None = None) -> None:
     """Write ``path`` atomically: a crash (or another process reading) sees the old file or the new."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}")

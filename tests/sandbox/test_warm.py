@@ -55,6 +55,34 @@ PROGRAMS = {
     "sklearn": IMPORTS + "from sklearn.linear_model import LogisticRegression\n"
     "print(LogisticRegression().fit([[0], [1], [2], [3]], [0, 0, 1, 1]).predict([[3]]))",
 }
+# Every way a Python program ends (issue 44): the exit status and streams cold gives, warm must give.
+ENDINGS = {
+    "exit_huge": "raise SystemExit(2**100)",
+    "exit_huge_negative": "raise SystemExit(-2**100)",
+    "exit_2_40": "raise SystemExit(2**40)",
+    "exit_2_31": "import sys\nsys.exit(2**31 - 1)",
+    "exit_negative": "raise SystemExit(-1)",
+    "exit_bool": "raise SystemExit(True)",
+    "exit_float": "raise SystemExit(1.5)",
+    "exit_tuple": "raise SystemExit(3, 4)",
+    "exit_nested": "raise SystemExit(SystemExit(3))",
+    "exit_bad_str": "class E:\n    def __str__(self):\n        raise ValueError('no')\nraise SystemExit(E())",
+    "exit_stderr_closed": "import sys\nsys.stderr.close()\nsys.exit('bye')",
+    "exit_stderr_none": "import sys\nsys.stderr = None\nsys.exit('bye')",
+    "raise_stderr_closed": "import sys\nsys.stderr.close()\n1/0",
+    "raise_stderr_none": "import sys\nsys.stderr = None\n1/0",
+    "stdout_fd_closed": "import os\nos.close(1)\nprint('x', end='')",
+    "stdout_closed": "import sys\nsys.stdout.close()",
+    "atexit_exits": "import atexit, sys\natexit.register(lambda: sys.exit(5))\nprint('hi')",
+    "atexit_raises": "import atexit\natexit.register(lambda: 1/0)",
+    "patched_os_exit": "import os\nos._exit = lambda code: None\nraise SystemExit(7)",
+    "patched_sys_exit": "import sys\nsys.exit = lambda *a: None\nsys.exit(9)\nraise SystemExit(6)",
+    "keyboard_interrupt": "raise KeyboardInterrupt",
+    "sigterm": "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)",
+    "exit_in_thread": "import threading, sys\nt = threading.Thread(target=sys.exit, args=(4,))\nt.start()\nt.join()\n"
+                      "print('after')",
+    "exit_in_finally": "try:\n    raise SystemExit(2)\nfinally:\n    print('finally')",
+}
 
 
 def outcome(r: RunResult) -> tuple:
@@ -68,6 +96,77 @@ def test_outcome_matches_cold(pair, name):
     c, w = cold.run(job), hot.run(job)
     assert (c.backend, w.backend) == ("bwrap", "warm")
     assert outcome(w) == outcome(c)
+
+
+@pytest.mark.parametrize("name", list(ENDINGS))
+def test_every_way_a_program_ends_matches_cold(pair, name):
+    """The status, streams and files of every ending; object addresses aside (they differ between
+    two cold runs too: address-space randomisation)."""
+    import re
+
+    cold, hot, public = pair
+    job = Job(code=ENDINGS[name], data_dir=public)
+    c, w = cold.run(job), hot.run(job)
+
+    def masked(r: RunResult) -> tuple:
+        return tuple(re.sub(r"0x[0-9a-f]+", "0x?", v) if isinstance(v, str) else v for v in outcome(r))
+
+    assert masked(w) == masked(c), (c.stderr[-400:], w.stderr[-400:])
+
+
+# Module-level and process state a program can read at its first line (issue 44). Caches are read
+# before anything fills them; everything is compared between the backends, except DOCUMENTED.
+PROBE = """
+import gc, json, os, platform, signal, socket, sys, tempfile, threading, warnings, locale, faulthandler, resource
+state = {"platform._uname_cache": repr(platform._uname_cache), "tempfile._name_sequence": repr(tempfile._name_sequence),
+         "tempfile.tempdir": repr(tempfile.tempdir), "environ": dict(os.environ)}
+import numpy as np, pandas as pd, sklearn
+state.update({
+    "uname": list(platform.uname()), "node": platform.node(), "hostname": socket.gethostname(),
+    "gettempdir": tempfile.gettempdir(), "mkstemp_dir": os.path.dirname(tempfile.mkstemp()[1]),
+    "pid": os.getpid(), "ppid": os.getppid(), "pgrp": os.getpgrp(), "sid": os.getsid(0),
+    "argv": sys.argv, "orig_argv": sys.orig_argv, "flags": list(sys.flags), "executable": sys.executable,
+    "path": sys.path, "prefix": sys.prefix, "environ_after_imports": dict(os.environ), "cwd": os.getcwd(),
+    "umask": os.umask(0o22), "recursion": sys.getrecursionlimit(), "switch": sys.getswitchinterval(),
+    "threads": threading.active_count(), "main_thread": threading.main_thread().name,
+    "locale": list(locale.getlocale()), "faulthandler": faulthandler.is_enabled(),
+    "gc": [gc.isenabled(), list(gc.get_threshold())], "warnings": [repr(f) for f in warnings.filters],
+    "signals": {s: repr(signal.getsignal(getattr(signal, s)))
+                for s in ("SIGINT", "SIGTERM", "SIGPIPE", "SIGCHLD", "SIGXCPU", "SIGXFSZ", "SIGUSR1", "SIGHUP")},
+    "sigmask": sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])),
+    "affinity": sorted(os.sched_getaffinity(0)),
+    "rlimits": {r: resource.getrlimit(getattr(resource, r)) for r in
+                ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_STACK", "RLIMIT_CORE")},
+    "stdout": [sys.stdout.encoding, sys.stdout.line_buffering, sys.stdout.errors], "stdin": repr(sys.stdin),
+    "np_print": repr(np.get_printoptions()), "np_err": np.geterr(), "pd_rows": pd.get_option("display.max_rows"),
+    "sk_config": repr(sorted(sklearn.get_config().items())), "fs_encoding": sys.getfilesystemencoding(),
+    "dont_write_bytecode": sys.dont_write_bytecode, "pycache_prefix": sys.pycache_prefix,
+    "hooks": [repr(sys.displayhook), repr(sys.excepthook), repr(sys.breakpointhook)],
+    "tracing": [repr(sys.gettrace()), repr(sys.getprofile())],
+    "importers": sorted(k for k in sys.path_importer_cache if not k.startswith(sys.prefix) and "site-packages" not in k
+                        and not k.startswith(("/usr", "/root"))),
+    "cmdline": open("/proc/self/cmdline", "rb").read().decode(errors="replace"),
+    "comm": open("/proc/self/comm").read(), "cgroup": open("/proc/self/cgroup").read(),
+    "uid": [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), os.getgroups()],
+})
+print(json.dumps(state, default=repr))
+"""
+# Differences docs/security.md lists with their reason ("what the program can tell"): the program
+# joins a pid namespace made for it, so its parent is outside (0) and it leads its own session; the
+# zygote preloaded packages, whose imports registered their warning filters and set environment
+# variables (KMP_INIT_AT_FORK, KMP_DUPLICATE_LIB_OK: a cold program's own import of sklearn sets them,
+# a warm program's finds it imported; the environment it starts with is cold's).
+DOCUMENTED = {"ppid", "pgrp", "sid", "warnings", "environ_after_imports"}
+
+
+def test_what_a_program_can_read_of_its_process_matches_cold(pair):
+    import json
+
+    cold, hot, public = pair
+    c, w = (json.loads(x.run(Job(code=PROBE, data_dir=public)).stdout) for x in (cold, hot))
+    differ = {k: (c.get(k), w.get(k)) for k in set(c) | set(w) if c.get(k) != w.get(k)}
+    assert set(differ) <= DOCUMENTED, {k: v for k, v in differ.items() if k not in DOCUMENTED}
+    assert c["node"] == w["node"] == "sandbox" and c["platform._uname_cache"] == "None"
 
 
 def test_signal_death_is_reported_like_cold(pair):

@@ -39,6 +39,7 @@ import os
 import signal
 import socket
 import sys
+from posix import _exit as _hard_exit  # bound now: a program that patches os._exit cannot reach the harness's exit
 
 CLONE_PARENT = 0x00008000
 SIGCHLD = 17
@@ -96,7 +97,7 @@ def _confine(spec: dict, fd: dict[str, int]) -> None:
     """C1: enter the run's namespaces and become its unprivileged user."""
     _libc.syscall(spec["keyctl_nr"], 1, None)  # KEYCTL_JOIN_SESSION_KEYRING: a new, empty one
     if os.read(fd["gate"], 3) != b"go\n":
-        os._exit(EXIT_GATE)
+        _hard_exit(EXIT_GATE)
     os.close(fd["gate"])
     nested = os.fstat(fd["outer_user"]).st_ino != os.fstat(fd["user"]).st_ino
     _check(_libc.setns(fd["outer_user"], CLONE_NEW["user"]), "setns(user, outer)")
@@ -159,12 +160,31 @@ def _install_seccomp(program: bytes) -> None:
 
 
 def _exit_code(code: object) -> int:
-    """What the interpreter exits with for ``SystemExit(code)``."""
+    """What the interpreter exits with for ``SystemExit(code)``, as CPython's ``_Py_HandleSystemExit``:
+    an int through a C ``long`` (one out of its range is -1, so 255) and ``int``; anything else is
+    written raw to ``sys.stderr`` (an error there, or of its ``__str__``, dropped; without a
+    ``sys.stderr``, to fd 2), then a newline (``PySys_WriteStderr``: to fd 2 where ``sys.stderr``
+    fails), and the status is 1."""
     if code is None:
         return 0
     if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
+        return (code if -(2**63) <= code < 2**63 else -1) & 0xFF
+    try:
+        if sys.stderr is None:
+            os.write(2, str(code).encode("utf-8", "backslashreplace"))
+        else:
+            sys.stderr.write(str(code))
+    except Exception:  # noqa: BLE001 -- dropped, as CPython does
+        pass
+    try:
+        if sys.stderr is None:
+            raise OSError
+        sys.stderr.write("\n")
+    except Exception:  # noqa: BLE001
+        try:
+            os.write(2, b"\n")
+        except OSError:
+            pass
     return 1
 
 
@@ -185,8 +205,10 @@ def _run_main(path: str) -> int:
         tb = e.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != path:
             tb = tb.tb_next  # hide runpy's frames: the traceback starts in the program
-        sys.excepthook(type(e), e.with_traceback(tb), tb)
-        code = -signal.SIGINT if isinstance(e, KeyboardInterrupt) else 1
+        kind, code = type(e), -signal.SIGINT if isinstance(e, KeyboardInterrupt) else 1
+        e.__traceback__ = tb
+        del e  # the hook sees the references an interpreter's own report holds (its dump prints them)
+        sys.excepthook(kind, sys.exc_info()[1], tb)  # type: ignore[arg-type]  # in an except block: never None
     try:
         threading._shutdown()  # type: ignore[attr-defined]  # join non-daemon threads
         atexit._run_exitfuncs()
@@ -216,20 +238,20 @@ def _program(spec: dict, fd: dict[str, int]) -> None:
         os.chdir(spec["cwd"])
     except BaseException as e:  # noqa: BLE001
         os.write(2, f"warm sandbox: could not start the program: {e}\n".encode())
-        os._exit(EXIT_SETUP)
+        _hard_exit(EXIT_SETUP)
     if spec["argv"] is not None:
         try:
             os.execvpe(spec["argv"][0], spec["argv"], spec["env"])
         except OSError as e:
             os.write(2, f"{spec['argv'][0]}: {e.strerror}\n".encode())
-            os._exit(127)
+            _hard_exit(127)
     _fresh_process(spec["python"], spec["program"])
     code = _run_main(spec["program"])
     if code == -signal.SIGINT:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
         code = 128 + signal.SIGINT
-    os._exit(code)
+    _hard_exit(code)
 
 
 def _fresh_process(python: str, program: str) -> None:
@@ -243,11 +265,28 @@ def _fresh_process(python: str, program: str) -> None:
     sys.argv = [program]
     sys.orig_argv = [python, program]
     sys.path.insert(0, os.path.dirname(program))
-    for key in [k for k in sys.path_importer_cache if str(k).startswith(_SCRIPT_DIR)]:
+    for key in [k for k in sys.path_importer_cache if str(k).startswith((_SCRIPT_DIR, "/proc/self/fd/"))]:
         del sys.path_importer_cache[key]
+    _forget_host()
+    from importlib.machinery import PathFinder
+
+    for entry in (program, os.path.dirname(program)):  # what a cold start caches: the script, its folder
+        PathFinder._path_importer_cache(entry)  # type: ignore[attr-defined]
     if sys.modules.get("__mp_main__") is sys.modules.get("__main__"):
         sys.modules.pop("__mp_main__", None)
     _set_cmdline(python, program)
+
+
+def _forget_host() -> None:
+    """Drop what the preloaded modules cached about the zygote's process on the host: the host's
+    name (``platform.uname()``'s cache, filled where an import asked for it; cold sees the run's
+    ``sandbox``) and the zygote's pid (``tempfile``'s name sequence keeps the pid it was seeded in)."""
+    platform = sys.modules.get("platform")
+    if platform is not None:
+        platform._uname_cache = None  # type: ignore[attr-defined]
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:
+        tempfile._name_sequence = None  # type: ignore[attr-defined]
 
 
 def _set_cmdline(python: str, program: str) -> None:
@@ -302,7 +341,7 @@ def _child(spec: dict, fd: dict[str, int]) -> None:
         try:
             os.write(fd["stderr"], f"warm sandbox: confinement failed: {e}\n".encode())
         finally:
-            os._exit(EXIT_SETUP)
+            _hard_exit(EXIT_SETUP)
     if pid == 0:
         _program(spec, fd)
     os.close(fd["stdout"])
@@ -314,7 +353,7 @@ def _child(spec: dict, fd: dict[str, int]) -> None:
         except InterruptedError:
             continue
     code = os.waitstatus_to_exitcode(status)
-    os._exit(128 - code if code < 0 else code)
+    _hard_exit(128 - code if code < 0 else code)
 
 
 def _serve(sock: socket.socket) -> None:
