@@ -275,3 +275,22 @@ def test_local_backend_contains_processes(name, use_cgroups, ctx):
     assert r.backend == "local" and r.isolation == "none"
     ATTACKS[name][2](r, ctx)
     assert_nothing_left(r, ctx)
+
+
+FORGED = {  # a program that ends the way a limit would end it, without reaching the limit
+    "exit_152": "import sys\nsys.exit(152)",  # 128 + SIGXCPU
+    "exit_153": "import sys\nsys.exit(153)",  # 128 + SIGXFSZ
+    "self_sigxcpu": "import os, signal\nos.kill(os.getpid(), signal.SIGXCPU)",
+    "self_sigxfsz": "import os, signal\nsignal.signal(signal.SIGXFSZ, signal.SIG_DFL)\nos.kill(os.getpid(), signal.SIGXFSZ)",
+    "says_efbig": "import sys\nprint('OSError: [Errno 27] File too large', file=sys.stderr)\nsys.exit(1)",
+    "self_sigkill": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGED))
+def test_a_program_cannot_forge_a_limit_verdict(executor, ctx, name):
+    """Issue 44: limit verdicts come from the kernel's counters (CPU charged, a file at the size
+    limit), not from an exit status, a signal or a message the program chose."""
+    r = executor.run(Job(code=FORGED[name], data_dir=ctx.public))
+    assert r.exit_code != 0 and not r.ok
+    assert not r.cpu_limit_hit and not r.fsize_limit_hit and not r.oom_killed and not r.timed_out, r

@@ -21,7 +21,7 @@ import uuid
 from importlib import metadata
 from typing import Any
 
-from . import program, seccomp
+from . import program, seccomp, verdicts
 from .base import Executor, Job, Limits, MiB, RunResult
 from .capture import HeadTail
 from .identity import Identity
@@ -201,7 +201,7 @@ class DockerExecutor(Executor):
             if code > 128:
                 result.term_signal = code - 128
             result.cpu_limit_hit = result.cpu_limit_hit or result.term_signal == 24  # SIGXCPU
-            result.fsize_limit_hit = result.term_signal == 25 or "File too large" in result.stderr
+            result.fsize_limit_hit = verdicts.fsize_limit_hit(result, limits, rundir)
             result.workspace_limit_hit = result.workspace_limit_hit or (rundir.mounted and rundir.full())
             result.files, result.refused = rundir.collect(job.collect, job.collect_bytes(limits))
         finally:

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
-from . import identity, procfs
+from . import identity, procfs, verdicts
 from .base import Limits, MiB, RunResult
 from .capture import HeadTail
 from .cgroups import RunCgroup
@@ -454,12 +454,10 @@ def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, rundir, ou
     if result.peak_mem_bytes is None and watch.peak_rss:
         result.peak_mem_bytes, result.peak_mem_source = watch.peak_rss, "watcher:pss"
     result.oom_killed = result.oom_killed or watch.memory_limit_hit
-    result.cpu_limit_hit = watch.cpu_limit_hit or result.term_signal == signal.SIGXCPU or (
-        result.term_signal == signal.SIGKILL and (result.cpu_s or 0) >= limits.cpu_s
-    )
+    result.cpu_limit_hit = watch.cpu_limit_hit or verdicts.cpu_limit_hit(result, limits)
     result.stdout, result.stdout_truncated = out.text(), out.truncated
     result.stderr, result.stderr_truncated = err.text(), err.truncated
-    result.fsize_limit_hit = result.term_signal == signal.SIGXFSZ or "File too large" in result.stderr
+    result.fsize_limit_hit = verdicts.fsize_limit_hit(result, limits, rundir)
 
 
 _SIGNALS = {s.value for s in signal.Signals}

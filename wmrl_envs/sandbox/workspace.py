@@ -125,6 +125,19 @@ class RunDir:
         """Whether the program used its whole byte limit (it then met ENOSPC)."""
         return self.limit_bytes is not None and self.usage_bytes() >= self.limit_bytes - MiB
 
+    def largest_file(self) -> int:
+        """The size of the largest regular file the program left in its workspace, /tmp or /dev/shm."""
+        largest = 0
+        for top, _, files in os.walk(self.fs):
+            for name in files:
+                try:
+                    st = os.lstat(os.path.join(top, name))
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode):
+                    largest = max(largest, st.st_size)
+        return largest
+
     def collect(self, names: tuple[str, ...], max_bytes: int) -> tuple[dict[str, bytes], dict[str, str]]:
         """Regular files named in ``names`` (relative to the workspace), each at most ``max_bytes``.
 
