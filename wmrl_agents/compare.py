@@ -291,8 +291,8 @@ def _run_arm(study: Study, arm: str, seed: int, log_dir: Path | None) -> dict:
             e.close()
     if ev is None or curve[-1]["update"] != trainer.update_idx:  # the final policy was not evaluated just now
         ev = study.evaluate(policy, seed, trainer.update_idx)
-    if log_dir is not None:
-        history = _read_jsonl(log_dir / "metrics.jsonl")  # every update's, those before a restart included
+    if log_dir is not None:  # every update's, those before a restart included (not an undone one's)
+        history = [h for h in _read_jsonl(log_dir / "metrics.jsonl") if h["update"] < trainer.update_idx]
     result = {"code": code_version(), **_cost(trainer.totals), "train_wall_s": time.perf_counter() - t0,
               **_arm_scores(ev, curve, history),
               "wm_fidelity": None if mixer is None else {**wm_fidelity(trainer.anchor_pairs), **_within(history)},
@@ -326,33 +326,55 @@ def _finished(log_dir: Path) -> dict:
 
 def _train(study: Study, trainer: GRPOTrainer, seed: int, log_dir: Path | None) -> tuple[list[dict], dict | None, list]:
     """The training loop of an arm: its held-out curve, the last evaluation this process made (None
-    if none) and the updates' metrics. ``budget.updates`` updates, or with ``match_compute`` (a mixed
-    arm) until its compute reaches real's / R; the real arm then keeps its policy after every update
-    (``snapshots/u<N>.json``) for :func:`matched_real`."""
+    if none) and the updates' metrics. ``budget.updates`` updates; with ``match_compute`` a mixed arm
+    trains until its compute would pass real's / R, and the update that passes it is undone: the
+    arm's policy and compute are those after the update before (the arm was given at most 1/R of
+    real's compute; an update's cost is known only once it ran). With ``match_compute`` every arm
+    keeps its policy, costs and anchor-pair count after every update (``snapshots/u<N>.json``):
+    the undoing reads them, and so does :func:`matched_real` for the real arm."""
     b, mixed = study.budget, trainer.mixer is not None
     target = _real_compute(study, seed) / b.match_compute if mixed and b.match_compute is not None else None
-    snapshots = None if log_dir is None or mixed or b.match_compute is None else log_dir / "snapshots"
+    snapshots = None if log_dir is None or b.match_compute is None else log_dir / "snapshots"
     curve_path = None if log_dir is None else log_dir / "curve.jsonl"
     curve = [] if curve_path is None else _read_jsonl(curve_path)
     history: list[dict] = []
     ev = None
     trainer.maybe_resume()
+    if snapshots is not None and trainer.update_idx == 0:
+        _snapshot(snapshots, trainer)
     while True:
+        over = target is not None and _cost(trainer.totals)["compute_s"] > target
+        if over and snapshots is not None:  # the update that passed the budget: undone
+            _restore(snapshots / f"u{trainer.update_idx - 1}.json", trainer)
         u = trainer.update_idx
-        done = u >= (b.updates if target is None else MATCH_CAP * b.updates) or (
-            target is not None and _cost(trainer.totals)["compute_s"] >= target)
+        done = over or u >= (b.updates if target is None else MATCH_CAP * b.updates)
         if (b.evaluates_at(u) or done) and not any(p["update"] == u for p in curve):
             ev = study.evaluate(trainer.policy, seed, u)
             point = {"update": u, **_cost(trainer.totals), "heldout": ev["expected"], "heldout_greedy": ev["greedy"]}
             curve.append(point)
             _append_jsonl(curve_path, point)
         if done:
-            return curve, ev, history
+            return curve, ev, [h for h in history if h["update"] < u]
         history += trainer.train(u + 1, resume=False)
         if snapshots is not None:
-            snapshots.mkdir(exist_ok=True)
-            _write_json(snapshots / f"u{u + 1}.json", {"update": u + 1, **_cost(trainer.totals),
-                                                       "policy": trainer.policy.state_dict()})
+            _snapshot(snapshots, trainer)
+
+
+def _snapshot(folder: Path, trainer: GRPOTrainer) -> None:
+    """``folder/u<N>.json``: the policy, costs and anchor-pair count after the trainer's N updates."""
+    folder.mkdir(exist_ok=True)
+    _write_json(folder / f"u{trainer.update_idx}.json", {
+        "update": trainer.update_idx, **_cost(trainer.totals), "totals": dict(trainer.totals),
+        "anchor_pairs": len(trainer.anchor_pairs), "policy": trainer.policy.state_dict()})
+
+
+def _restore(path: Path, trainer: GRPOTrainer) -> None:
+    """Put the trainer back to a snapshot of :func:`_snapshot` (its policy, update count, costs and
+    anchor pairs; the mixer, which no later update consults, is left as it is)."""
+    snap = json.loads(path.read_text())
+    trainer.policy.load_state_dict(snap["policy"])
+    trainer.update_idx, trainer.totals = int(snap["update"]), dict(snap["totals"])
+    del trainer.anchor_pairs[int(snap["anchor_pairs"]):]
 
 
 @functools.cache

@@ -180,9 +180,10 @@ def test_a_live_run_and_its_replay_give_the_same_results(tmp_path):
 
 
 def test_match_compute_runs_the_mixed_arms_to_a_share_of_real_and_scores_real_at_their_compute(tmp_path):
-    """--match-compute 2: the mixed arm trains (same batch shape) until it has spent half of real's
-    compute on the seed; real is scored again, from the policy it had after the first update whose
-    compute reached the mixed arm's after the budget's updates."""
+    """--match-compute 2: the mixed arm trains (same batch shape) until one more update would pass
+    half of real's compute on the seed (that update ran, and is undone); real is scored again, from
+    the policy it had after the first update whose compute reached the mixed arm's after the
+    budget's updates."""
     budget = Budget(updates=2, group_size=2, groups_per_update=2, eval_every=1, match_compute=2.0)
     kw = dict(agent="template", budget=budget, seeds=[3], arms=("real", "wmrl"), cache=tmp_path / "cache",
               out=tmp_path / "out", tasks=TASKS, progress=False, workers=2)
@@ -190,11 +191,16 @@ def test_match_compute_runs_the_mixed_arms_to_a_share_of_real_and_scores_real_at
     real, wmrl = res["runs"]["3"]["real"], res["runs"]["3"]["wmrl"]
     target = real["compute_s"] / 2
     curve = wmrl["curve"]
-    assert wmrl["compute_s"] >= target or curve[-1]["update"] == 20  # reached, or ran to the cap
-    assert all(p["compute_s"] < target for p in curve[:-1])  # it stopped at the first update past it
-    assert [p["update"] for p in curve] == list(range(curve[-1]["update"] + 1))  # every update evaluated (eval_every 1)
+    final = curve[-1]["update"]
+    assert all(p["compute_s"] <= target for p in curve) and wmrl["compute_s"] == curve[-1]["compute_s"]
+    assert [p["update"] for p in curve] == list(range(final + 1))  # every update evaluated (eval_every 1)
+    wmrl_snaps = tmp_path / "out" / "seed3" / "wmrl" / "snapshots"
+    if final < 20:  # the update after the final one ran, passed the budget and was undone
+        assert json.loads((wmrl_snaps / f"u{final + 1}.json").read_text())["compute_s"] > target
+    assert len(wmrl["train_curve"]) == final
     snaps = sorted((tmp_path / "out" / "seed3" / "real" / "snapshots").glob("u*.json"))
-    assert [p.name for p in snaps] == ["u1.json", "u2.json"]
+    assert [p.name for p in snaps] == ["u0.json", "u1.json", "u2.json"]
+    snaps = snaps[1:]
     eq = wmrl["equal_compute"]
     at2 = next(p for p in curve if p["update"] == min(2, curve[-1]["update"]))
     assert (eq["update"], eq["compute_s"], eq["heldout"]) == (at2["update"], at2["compute_s"], at2["heldout"])
