@@ -211,3 +211,13 @@ def test_docker_profile_personality_refuses_flags_and_the_query():
     for bit in range(18, 28):
         assert _run_any(theirs, nr["personality"], audit_arch, (1 << bit,) + (0,) * 5) == 0x50001, hex(1 << bit)
     assert _run_any(theirs, nr["personality"], audit_arch, (0xFFFFFFFF,) + (0,) * 5) == 0x50001  # bwrap: allowed
+
+
+@pytest.mark.parametrize("arch", sorted(seccomp.ARCHES))
+def test_the_zygotes_filter_is_the_programs_less_what_cloning_needs(arch):
+    """The warm zygote's own filter lets through setns and keyctl and nothing else the programs'
+    refuses: a program under both filters meets exactly its run's."""
+    runs, zygote = seccomp.program(arch), seccomp.program(arch, seccomp.ZYGOTE_NEEDS)
+    nr = seccomp.ARCHES[arch][2]
+    needed = [name for name in seccomp.ZYGOTE_NEEDS if name in nr]
+    assert len(runs) - len(zygote) == 8 * len(needed) > 0  # one jump each, 8 bytes a BPF instruction

@@ -258,6 +258,24 @@ def test_the_zygote_holds_no_harness_state(pair, monkeypatch):
     assert all(t.startswith("socket:") for fd, t in fds.items() if fd > 2) and len(fds) == 4, fds
 
 
+def test_the_zygote_is_confined_as_far_as_its_job_allows(pair):
+    """Issue 44: no capability left in any set (the bounding set included), no_new_privs, a seccomp
+    filter of its own, and a HOME and TMPDIR that are not the host's; it still clones runs (it joins namespaces bubblewrap
+    made for the sandbox user, which need nothing of the host's root)."""
+    _, _, public = pair
+    ex = _fresh(("csv",))
+    assert ex.run(Job(code="print(1)", data_dir=public)).ok
+    pid = _zygote_of(ex).proc.pid
+    status = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
+    assert {k: int(status[k], 16) for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")} == dict.fromkeys(
+        ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"), 0)
+    assert status["NoNewPrivs"].strip() == "1"
+    assert status["Seccomp"].strip() == "2" and status["Seccomp_filters"].strip() == "1"  # its own filter
+    environ = dict(v.split(b"=", 1) for v in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in v)
+    assert environ[b"HOME"] == environ[b"TMPDIR"] == b"/nonexistent"
+    assert ex.run(Job(code="import os; print(os.environ['HOME'])", data_dir=public)).stdout == "/tmp\n"
+
+
 def test_falls_back_to_cold_and_says_why_once(pair, tmp_path, monkeypatch, caplog):
     _, _, public = pair
     broken = tmp_path / "zygote.py"

@@ -147,13 +147,20 @@ def _assemble(program: list[tuple]) -> bytes:
     return bytes(out)
 
 
-def program(arch: str) -> bytes:
-    """The filter for ``arch`` (a key of ``ARCHES``) as raw BPF instructions."""
+# What the warm sandbox's zygote needs of DENIED to clone a run into its namespaces: ``setns`` to
+# join them, ``keyctl`` for the run's own session keyring. Its filter is the programs' less these
+# two, so a program under both (the zygote's, inherited, and its run's) meets exactly its run's.
+ZYGOTE_NEEDS = ("setns", "keyctl")
+
+
+def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
+    """The filter for ``arch`` (a key of ``ARCHES``) as raw BPF instructions; ``allowed``: names of
+    ``DENIED`` to let through (the zygote's filter: :data:`ZYGOTE_NEEDS`)."""
     audit_arch, x32_bit, nr = ARCHES[arch]
     p: list = [(_LD_ABS, _ARCH, None, None), (_JEQ, audit_arch, None, "kill"), (_LD_ABS, _NR, None, None)]
     if x32_bit is not None:
         p.append((_JGE, x32_bit, "eperm", None))
-    p += [(_JEQ, nr[name], "eperm", None) for name in DENIED if name in nr]
+    p += [(_JEQ, nr[name], "eperm", None) for name in DENIED if name in nr and name not in allowed]
     p += [
         (_JEQ, nr["flock"], "enosys", None),
         (_JEQ, nr["fcntl"], "fcntl", None),
@@ -185,10 +192,11 @@ def program(arch: str) -> bytes:
 
 
 @functools.cache
-def filter_bytes() -> bytes | None:
-    """This machine's filter, or None where the architecture has no table here."""
+def filter_bytes(allowed: tuple[str, ...] = ()) -> bytes | None:
+    """This machine's filter (with ``allowed`` let through), or None where the architecture has no
+    table here."""
     arch = platform.machine()
-    return program(arch) if arch in ARCHES else None
+    return program(arch, allowed) if arch in ARCHES else None
 
 
 def filter_fd() -> int | None:

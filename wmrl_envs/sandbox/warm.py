@@ -127,7 +127,7 @@ class Zygote:
             self.proc = subprocess.Popen(
                 [python, f"/proc/self/fd/{script}"],  # ids and modules travel on the socket
                 pass_fds=(script,),
-                env=dict(env),
+                env={**env, "HOME": "/nonexistent", "TMPDIR": "/nonexistent"},  # not the host's (zygote.py)
                 stdin=theirs.fileno(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
@@ -140,7 +140,9 @@ class Zygote:
         finally:
             theirs.close()
             os.close(script)
-        ours.send(json.dumps({"uid": uid, "gid": gid, "preload": list(preload)}).encode())
+        own = seccomp.filter_bytes(seccomp.ZYGOTE_NEEDS)
+        ours.send(json.dumps({"uid": uid, "gid": gid, "preload": list(preload),
+                              "seccomp": None if own is None else own.hex()}).encode())
         self.sock = ours
         self.runs = 0
         self.cpu_s = 0.0

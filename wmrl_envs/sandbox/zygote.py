@@ -9,8 +9,11 @@ and this loop, never harness or task state. Life of the zygote:
 1. Started by the harness (as root where the harness is root, so it can read an interpreter the
    sandbox user cannot reach), with the program's own environment, so BLAS and OpenMP read the
    same thread counts a cold run reads. It imports ``MODULES``, checks that it is still one
-   thread (forking a process with a live BLAS pool deadlocks the child), then drops to the
-   sandbox user for good and says ``ready`` with what it imported.
+   thread (forking a process with a live BLAS pool deadlocks the child), then drops its whole
+   capability bounding set, becomes the sandbox user for good (no capability left: checked with
+   ``capget``), sets no_new_privs, installs a seccomp filter of its own (the programs' less
+   ``setns`` and ``keyctl``, which cloning a run needs) and says ``ready`` with what it imported. Its ``HOME`` and
+   ``TMPDIR`` name no directory (``/nonexistent``): nothing it imports writes to the host's.
 2. For each run it receives, over a SEQPACKET socket, a spec (JSON: ids, rlimits, environment,
    seccomp filter, program path) and file descriptors: the gate, the program's stdout and stderr,
    and the run's namespaces, opened by the harness from the run's bubblewrap init. It clones a
@@ -414,10 +417,17 @@ def main() -> None:
     if threads != 1:
         sock.send(json.dumps({"error": f"{threads} threads after the imports: a fork would deadlock"}).encode())
         return
-    if os.getuid() != uid:
+    if os.getuid() != uid:  # started as root: keep nothing of it but what bubblewrap's namespaces grant
+        cap_last = int(open("/proc/sys/kernel/cap_last_cap").read())
+        for cap in range(cap_last + 1):
+            _check(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"drop capability {cap}")
         os.setgroups([])
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
+        _drop_capabilities(cap_last)
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    if config.get("seccomp") is not None:  # the programs' filter but setns and keyctl, which clones need
+        _install_seccomp(bytes.fromhex(config["seccomp"]))
     null = os.open("/dev/null", os.O_RDWR)
     for i in (0, 1, 2):
         os.dup2(null, i)
