@@ -92,7 +92,10 @@ class CompareConfig:
                                "first use)", group=LIBERO, metavar="FILE")
     wm_horizon: int = option(100, "steps of a world-model episode", group=LIBERO, metavar="N")
     max_steps: int = option(400, "the env's episode length", group=LIBERO, metavar="N")
-    eval_inits: int = option(3, "held-out init states per task scored at every checkpoint", group=LIBERO, metavar="N")
+    eval_inits: int = option(3, "init states per task of --init-split scored at every checkpoint", group=LIBERO, metavar="N")
+    init_split: str = option("dev", "the init states scored: dev (where every setting is chosen) or test (the final "
+                             "table only; refused where the demonstrations or the progress model saw a test state)",
+                             group=LIBERO, choices=("dev", "test"))
     bc_epochs: int = option(100, "behaviour-cloning epochs of the SFT policy", group=LIBERO, metavar="N")
     policy_lr: float | None = option(None, "Adam learning rate of every arm's GRPO policy updates (default: the agent's; "
                                      "bc 1e-5)", group=LIBERO, metavar="LR")
@@ -110,6 +113,7 @@ class CompareConfig:
             raise ValueError(f"--budget must be a positive number, got {self.budget}")
         _check(self.arms, range(self.seeds))
         _require(self.normalize in ("none", "group"), "normalize", f"must be none or group, got {self.normalize!r}")
+        _require(self.init_split in ("dev", "test"), "init_split", f"must be dev or test, got {self.init_split!r}")
         for name in ("workers", "wm_horizon", "max_steps", "eval_inits", "bc_epochs"):
             _require(getattr(self, name) >= 1, name, f"must be at least 1, got {getattr(self, name)}")
         _require(self.policy_lr is None or self.policy_lr > 0, "policy_lr", f"must be positive, got {self.policy_lr}")
@@ -177,6 +181,7 @@ class CompareConfig:
 
             return LiberoWorld(tasks=r.tasks, agent=r.agent, demos=r.demos, world_model=r.world_model,  # type: ignore[arg-type]
                                wm_horizon=r.wm_horizon, max_steps=r.max_steps, eval_inits=r.eval_inits,
+                               init_split=r.init_split,
                                bc_epochs=r.bc_epochs, policy_lr=r.policy_lr, progress=not r.quiet)
         from wmrl_agents.compare_text import TextWorld
 

@@ -24,7 +24,8 @@ import gymnasium as gym
 import numpy as np
 
 import wmrl_envs  # noqa: F401 - registers the env ids
-from wmrl_agents.demos import Demos, record_demos, rollout, split_init_states
+from wmrl_agents import init_split as splits
+from wmrl_agents.demos import Demos, record_demos, rollout
 from wmrl_envs.mixing import MixingState
 
 ENV_ID = "WMRL/LIBERO-Long-v0"
@@ -37,7 +38,8 @@ BUDGET = {"updates": 8, "group_size": 8, "groups_per_update": 2, "eval_every": 4
 
 
 class TrainInitStates(gym.Wrapper):
-    """Resets start from a *train* init state of the task, so training never sees a held-out one.
+    """Resets start from a *train* init state of the task (``init_split.py``), so training never
+    sees a dev or test one.
 
     The state is drawn from the GRPO group key (``options["group"]``) when there is one, so every
     episode of a group starts from the same state, as every completion of a GRPO group answers the
@@ -51,7 +53,7 @@ class TrainInitStates(gym.Wrapper):
         if options.get("init_state") is None:
             from wmrl_envs.embodied.libero_env import resolve_task
 
-            train, _ = split_init_states(resolve_task(options["task_id"]))
+            train = splits.init_split(resolve_task(options["task_id"]))["train"]
             group = options.get("group")
             key = seed if group is None else zlib.crc32(str(group).encode())
             options["init_state"] = train[int(np.random.default_rng(key).integers(len(train)))]
@@ -131,7 +133,9 @@ class LiberoWorld:
             (``obs_mode="pixels_state"``) and policies act on the ``"state"`` entry.
         wm_horizon: steps of a world-model episode.
         max_steps: the env's episode length.
-        eval_inits: held-out init states per task scored at every checkpoint.
+        eval_inits: init states per task of ``init_split`` scored at every checkpoint.
+        init_split: ``dev`` (every choice is made there) or ``test`` (the final table only; refused
+            where the demonstrations or the progress model saw a test state: ``init_split.py``).
         bc_epochs: behaviour-cloning epochs of the SFT policy.
         bc: ``BCPolicy`` arguments of the SFT policy (hidden sizes, action ``chunk``, sampling
             ``init_log_std``, GRPO ``lr``, ...).
@@ -149,6 +153,7 @@ class LiberoWorld:
     wm_horizon: int = 100
     max_steps: int = 400
     eval_inits: int = 3
+    init_split: str = "dev"
     bc_epochs: int = 100
     # GRPO's samples: std e^-3 (0.05 action units; at 0.22 nearly every sampled episode failed) and
     # Adam steps of 1e-5 (at 1e-4 both trained arms fell ~0.2-0.3 below SFT in 10 updates).
@@ -186,6 +191,7 @@ class LiberoWorld:
         _check_progress(self.world_model)
         if not (self.wm_horizon >= 1 and self.max_steps >= 1 and self.eval_inits >= 1):
             raise ValueError("wm_horizon, max_steps and eval_inits must be at least 1")
+        self._check_split()
         policy = self.agent(0) if callable(self.agent) else self._bare(0)
         self._policy_frames = bool(getattr(policy, "needs_frames", False))
         env = self._env(frames=self._pixels or self._policy_frames)
@@ -193,6 +199,25 @@ class LiberoWorld:
             check_policy_fits_env(policy, env.unwrapped)
         finally:
             env.close()
+
+    def _check_split(self) -> None:
+        """The half exists and holds ``eval_inits`` states; a test study is refused where anything
+        it starts from saw a test state (``init_split.refuse_leaks``), before any rollout."""
+        if self.init_split not in ("dev", "test"):
+            raise ValueError(f"--init-split must be dev or test, got {self.init_split!r}")
+        size = len(splits.init_split(self.tasks[0])[self.init_split])
+        if self.eval_inits > size:
+            raise ValueError(f"--eval-inits {self.eval_inits}: the {self.init_split} half has {size} init states per task")
+        if self.init_split != "test":
+            return
+        if self.demos is not None:
+            d = Demos.load(self.demos)
+            demo_inits = list(zip(d.episode_task.tolist(), d.episode_init.tolist()))
+        else:  # recorded here from the first train states
+            demo_inits = [(t, i) for t in self.tasks for i in splits.init_split(t)["train"][: self.demo_episodes]]
+        model = progress_model(self.world_model)
+        splits.refuse_leaks(self.tasks, demo_inits, getattr(model, "trained_on", None),
+                            self.world_model if isinstance(self.world_model, str) else type(model).__name__)
 
     @property
     def _pixels(self) -> bool:
@@ -268,7 +293,7 @@ class LiberoWorld:
         return list(self.tasks)
 
     def evaluate(self, policy: Any, seed: int, samples: int) -> dict:
-        """Success from the first ``eval_inits`` held-out init states of every task: the mean action
+        """Success from the first ``eval_inits`` init states of ``init_split`` of every task: the mean action
         (``greedy``) and, with ``samples`` > 0, that many sampled episodes each (``expected``;
         else ``expected`` is the greedy success)."""
         greedy = _greedy(policy)
@@ -276,7 +301,7 @@ class LiberoWorld:
         for task in self.tasks:
             env = self._env(task)
             try:
-                inits = split_init_states(task)[1][: self.eval_inits]
+                inits = splits.init_split(task)[self.init_split][: self.eval_inits]
                 g = [rollout(env, greedy, i, seed=seed, on_reset=getattr(policy, "reset", None))["success"]
                      for i in inits]
                 drawn = [self._sampled(env, policy, task, i, seed, k) for i in inits for k in range(samples)]
@@ -300,5 +325,6 @@ class LiberoWorld:
         wm = self.world_model if isinstance(self.world_model, str) else type(self.world_model).__name__
         return {"env_id": ENV_ID, "agent": agent, "tasks": list(self.tasks), "world_model": wm,
                 "wm_horizon": self.wm_horizon, "max_steps": self.max_steps, "eval_inits": self.eval_inits,
+                "init_split": self.init_split,
                 "bc_epochs": self.bc_epochs, "demos": None if self.demos is None else str(self.demos),
                 "policy_lr": self.policy_lr, "bc": {k: list(v) if isinstance(v, tuple) else v for k, v in self.bc.items()}}

@@ -127,7 +127,8 @@ def demo_episodes(demos: Any, tasks: Sequence[int]) -> list[dict]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from wmrl_agents.compare_libero import LiberoWorld
-    from wmrl_agents.demos import Demos, split_init_states
+    from wmrl_agents.demos import Demos
+    from wmrl_agents.init_split import init_split
     from wmrl_envs.world_models.learned_progress import LearnedProgress, fit_progress
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -157,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         policy = LiberoWorld(tasks=tasks, demos=args.demos).policy(0)
         start = time.perf_counter()
-        rollouts = policy_rollouts(policy, tasks, lambda t: split_init_states(t)[0][: args.inits], variants,
+        rollouts = policy_rollouts(policy, tasks, lambda t: init_split(t)["train"][: args.inits], variants,
                                    max_steps=args.max_steps, samples=args.samples)
         save_rollouts(rollouts, cache)
         print(f"{len(rollouts)} rollouts in {time.perf_counter() - start:.0f} s -> {cache}")

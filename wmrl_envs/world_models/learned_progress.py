@@ -219,5 +219,6 @@ def fit_progress(model: LearnedProgress, episodes: Sequence[Mapping[str, Any]], 
     model.net.eval()
     model.trained_on = {"episodes": len(episodes), "successes": wins, "steps": int(len(states)),
                         "tasks": sorted({int(e["task"]) for e in episodes}), "epochs": epochs,
+                        "inits": sorted({(int(e["task"]), int(e["init"])) for e in episodes if e.get("init") is not None}),
                         "rank_weight": rank_weight, "rank_pairs": 0 if pairs is None else len(pairs)}
     return history
