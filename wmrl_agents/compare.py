@@ -54,6 +54,7 @@ import numpy as np
 from wmrl_agents.compare_text import AGENTS, LLM_NEEDS_MODEL, TextWorld, make_policy, program_limits
 from wmrl_agents.grpo import GRPOTrainer
 from wmrl_agents.stats import first_reach, interval, paired
+from wmrl_envs.jsonl import append_record, read_records
 from wmrl_envs.mixing import MixingConfig, MixingState
 from wmrl_envs.sandbox.warm import zygote_cpu
 
@@ -211,10 +212,6 @@ def arm_config(mixing: MixingConfig | None, arm: str, seed: int) -> MixingConfig
     return MixingConfig.make(mixing, seed=seed, weighting=weighting, debias=arm != "wmrl-no-debias", **guard)
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def _by_update(records: list[dict]) -> list[dict]:
@@ -233,8 +230,7 @@ def arm_mixer(study: Study, arm: str, seed: int, log_dir: Path | None) -> Mixing
 
 def _append_jsonl(path: Path | None, record: dict) -> None:
     if path is not None:
-        with open(path, "a") as f:
-            f.write(json.dumps(record) + "\n")
+        append_record(path, record)
 
 
 def _wm_memo(envs: list[gym.Env]) -> dict | None:
@@ -292,7 +288,7 @@ def _run_arm(study: Study, arm: str, seed: int, log_dir: Path | None) -> dict:
     if ev is None or curve[-1]["update"] != trainer.update_idx:  # the final policy was not evaluated just now
         ev = study.evaluate(policy, seed, trainer.update_idx)
     if log_dir is not None:  # every update's, those before a restart included (not an undone one's)
-        history = [h for h in _read_jsonl(log_dir / "metrics.jsonl") if h["update"] < trainer.update_idx]
+        history = [h for h in read_records(log_dir / "metrics.jsonl") if h["update"] < trainer.update_idx]
     result = {"code": code_version(), **_cost(trainer.totals), "train_wall_s": time.perf_counter() - t0,
               **_arm_scores(ev, curve, history),
               "wm_fidelity": None if mixer is None else {**wm_fidelity(trainer.anchor_pairs), **_within(history)},
@@ -319,7 +315,7 @@ def _finished(log_dir: Path) -> dict:
         raise ValueError(f"{log_dir} was trained by code {result['code']} and this is {code_version()}: one "
                          "results.json holds one code's runs; run these seeds in a new --out (or with that code)")
     if "sim_steps" not in result:  # written before results carried it: the updates' log has it
-        logged = _by_update(_read_jsonl(log_dir / "metrics.jsonl"))
+        logged = _by_update(read_records(log_dir / "metrics.jsonl"))
         result["sim_steps"] = int(sum(r.get("cost/sim_steps", 0) for r in logged))
     return result
 
@@ -336,7 +332,7 @@ def _train(study: Study, trainer: GRPOTrainer, seed: int, log_dir: Path | None) 
     target = _real_compute(study, seed) / b.match_compute if mixed and b.match_compute is not None else None
     snapshots = None if log_dir is None or b.match_compute is None else log_dir / "snapshots"
     curve_path = None if log_dir is None else log_dir / "curve.jsonl"
-    curve = [] if curve_path is None else _read_jsonl(curve_path)
+    curve = [] if curve_path is None else read_records(curve_path)
     history: list[dict] = []
     ev = None
     trainer.maybe_resume()
@@ -417,7 +413,7 @@ def matched_real(study: Study, seed: int, compute_s: float) -> dict:
         raise ValueError(f"{arm_dir} holds no policy snapshots: it ran without match_compute; rerun its real arm "
                          "(delete its result.json) or give a new --out")
     snap = next((r for r in snaps if r["compute_s"] >= compute_s), snaps[-1])
-    done = {r["update"]: r for r in _read_jsonl(arm_dir / "matched.jsonl")}
+    done = {r["update"]: r for r in read_records(arm_dir / "matched.jsonl")}
     if snap["update"] not in done:
         policy = study.world.policy(seed)
         policy.load_state_dict(snap["policy"])

@@ -36,6 +36,7 @@ from tqdm.auto import tqdm
 
 from wmrl_envs.contract import COST_KEYS, Cost, StepInfo, add_cost, step_info, zero_cost
 from wmrl_envs.copies import env_copies
+from wmrl_envs.jsonl import append_record
 from wmrl_envs.mixing import Weights, group_advantages
 from wmrl_envs.mixing.config import weighting_named
 from wmrl_envs.mixing.state import MixingState
@@ -439,8 +440,7 @@ class GRPOTrainer:
         if self.log_dir is None:
             return
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.log_dir / "metrics.jsonl", "a") as f:
-            f.write(json.dumps(metrics) + "\n")
+        append_record(self.log_dir / "metrics.jsonl", metrics)
         if self._tb is None:
             self._tb = _tensorboard_writer(self.log_dir) or False
         if self._tb:

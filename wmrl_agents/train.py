@@ -312,9 +312,10 @@ def _train_trl(cfg: TrainConfig, env: Any, mixer: MixingState | None, out: Path)
 def _train_wmrl(cfg: TrainConfig, env: Any, mixer: MixingState | None, out: Path) -> dict:
     import torch
 
-    from wmrl_agents.compare import _by_update, _read_jsonl
+    from wmrl_agents.compare import _by_update
     from wmrl_agents.grpo import GRPOTrainer
     from wmrl_agents.llm import LLMPolicy
+    from wmrl_envs.jsonl import read_records
 
     if not cfg.model:  # TrainConfig refuses a missing model; this is one set to None afterwards
         raise ValueError("TrainConfig.model is None: give --model PATH, a local Hugging Face model folder")
@@ -330,7 +331,7 @@ def _train_wmrl(cfg: TrainConfig, env: Any, mixer: MixingState | None, out: Path
     trainer.train(cfg.updates, resume=False)
     policy.model.save_pretrained(out / "final")
     policy.tokenizer.save_pretrained(out / "final")
-    rows = _by_update(_read_jsonl(out / "metrics.jsonl"))
+    rows = _by_update(read_records(out / "metrics.jsonl"))
     return {"resumed_from": str(out / "checkpoint.json") if resumed else None,
             **_totals(rows, "executed_episodes", ("outcome/predicted", "outcome/world_model_failure"),
                       "cost/exec_s", "reward_mean")}
