@@ -82,6 +82,8 @@ ENDINGS = {
     "exit_in_thread": "import threading, sys\nt = threading.Thread(target=sys.exit, args=(4,))\nt.start()\nt.join()\n"
                       "print('after')",
     "exit_in_finally": "try:\n    raise SystemExit(2)\nfinally:\n    print('finally')",
+    # the second red team's: 10 frames of the zygote's under the program made this a RecursionError
+    "deep_recursion": "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\nprint(depth(995))",
 }
 
 
@@ -259,9 +261,11 @@ def test_the_zygote_holds_no_harness_state(pair, monkeypatch):
 
 
 def test_the_zygote_is_confined_as_far_as_its_job_allows(pair):
-    """Issue 44: no capability left in any set (the bounding set included), no_new_privs, a seccomp
-    filter of its own, and a HOME and TMPDIR that are not the host's; it still clones runs (it joins namespaces bubblewrap
-    made for the sandbox user, which need nothing of the host's root)."""
+    """Issue 44: no capability left in any set (the bounding set included), no_new_privs and a
+    seccomp filter of its own; it still clones runs (it joins namespaces bubblewrap made for the
+    sandbox user, which need nothing of the host's root). Its environment is the program's with
+    PWD, so that a clone's initial environment is a cold run's (the second red team read HOME
+    from /proc/self/environ and site.USER_BASE when it was /nonexistent)."""
     _, _, public = pair
     ex = _fresh(("csv",))
     assert ex.run(Job(code="print(1)", data_dir=public)).ok
@@ -272,8 +276,10 @@ def test_the_zygote_is_confined_as_far_as_its_job_allows(pair):
     assert status["NoNewPrivs"].strip() == "1"
     assert status["Seccomp"].strip() == "2" and status["Seccomp_filters"].strip() == "1"  # its own filter
     environ = dict(v.split(b"=", 1) for v in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in v)
-    assert environ[b"HOME"] == environ[b"TMPDIR"] == b"/nonexistent"
-    assert ex.run(Job(code="import os; print(os.environ['HOME'])", data_dir=public)).stdout == "/tmp\n"
+    assert (environ[b"HOME"], environ[b"TMPDIR"], environ[b"PWD"]) == (b"/tmp", b"/tmp", b"/workspace")
+    code = "import site; print(open('/proc/self/environ', 'rb').read(), site.USER_BASE)"
+    cold = make_executor("bwrap", limits=LIMITS).run(Job(code=code, data_dir=public))
+    assert ex.run(Job(code=code, data_dir=public)).stdout == cold.stdout != ""
 
 
 def test_falls_back_to_cold_and_says_why_once(pair, tmp_path, monkeypatch, caplog):

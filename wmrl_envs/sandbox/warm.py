@@ -127,7 +127,7 @@ class Zygote:
             self.proc = subprocess.Popen(
                 [python, f"/proc/self/fd/{script}"],  # ids and modules travel on the socket
                 pass_fds=(script,),
-                env={**env, "HOME": "/nonexistent", "TMPDIR": "/nonexistent"},  # not the host's (zygote.py)
+                env={**env, "PWD": SANDBOX_WORKSPACE},  # a clone's initial environment is a cold run's (zygote.py)
                 stdin=theirs.fileno(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,

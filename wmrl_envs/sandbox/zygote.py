@@ -12,8 +12,10 @@ and this loop, never harness or task state. Life of the zygote:
    thread (forking a process with a live BLAS pool deadlocks the child), then drops its whole
    capability bounding set, becomes the sandbox user for good (no capability left: checked with
    ``capget``), sets no_new_privs, installs a seccomp filter of its own (the programs' less
-   ``setns`` and ``keyctl``, which cloning a run needs) and says ``ready`` with what it imported. Its ``HOME`` and
-   ``TMPDIR`` name no directory (``/nonexistent``): nothing it imports writes to the host's.
+   ``setns`` and ``keyctl``, which cloning a run needs) and says ``ready`` with what it imported.
+   Its environment is the program's with ``PWD``, so a clone's ``/proc/self/environ`` and what the
+   imports derived from ``HOME`` (``site.USER_BASE``) are a cold run's; its ``HOME`` and ``TMPDIR``
+   (``/tmp``) are the host's ``/tmp`` until it drops to the sandbox user, when nothing is left to import.
 2. For each run it receives, over a SEQPACKET socket, a spec (JSON: ids, rlimits, environment,
    seccomp filter, program path) and file descriptors: the gate, the program's stdout and stderr,
    and the run's namespaces, opened by the harness from the run's bubblewrap init. It clones a
@@ -43,6 +45,7 @@ import signal
 import socket
 import sys
 from posix import _exit as _hard_exit  # bound now: a program that patches os._exit cannot reach the harness's exit
+from types import CodeType
 
 CLONE_PARENT = 0x00008000
 SIGCHLD = 17
@@ -57,7 +60,7 @@ CLONE_NEW = {
 }
 FDS = ("gate", "stdout", "stderr", "outer_user", "user", "mnt", "net", "ipc", "uts", "cgroup", "pid")
 SYS_CLONE = {"x86_64": 56, "aarch64": 220}
-PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 4, 24, 38, 22
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 24, 38, 22
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_READ = 47, 4, 23
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 SECCOMP_MODE_FILTER = 2
@@ -191,38 +194,81 @@ def _exit_code(code: object) -> int:
     return 1
 
 
-def _run_main(path: str) -> int:
-    """Run ``path`` as ``__main__`` and finish as the interpreter would: the status it exits with
-    (``-SIGINT`` for an uncaught KeyboardInterrupt, which the interpreter turns into death by
-    SIGINT)."""
+class _Become(BaseException):
+    """Raised in C2 once it is the program's process: it unwinds every frame of the zygote's to the
+    script's top level, which runs the program (:func:`_main_module`, :func:`_finish`), so the
+    program's stack, recursion budget, warnings and tracebacks hold one frame of the zygote's
+    (the script's ``<module>``) instead of the serving loop's ten."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+
+def _main_module(path: str) -> tuple[CodeType, dict]:
+    """The program's code and a fresh ``__main__`` with the names ``python path`` gives it."""
+    import builtins
+    import importlib.machinery
+    import types
+
+    module = types.ModuleType("__main__")
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    module.__dict__.update(__annotations__={}, __builtins__=builtins, __file__=path, __cached__=None)
+    sys.modules["__main__"] = module
+    with open(path, "rb") as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    return code, module.__dict__
+
+
+def _clear_main() -> None:
+    """Finalise ``__main__``'s objects as the interpreter's shutdown does (its dict's values set to
+    None, names with one leading underscore first, then a collection): a file the program left
+    open and unflushed is flushed and closed, as cold."""
+    import gc
+
+    main = sys.modules.get("__main__")
+    names = list(getattr(main, "__dict__", {}))
+    for first in (True, False):
+        for name in names:
+            if name != "__builtins__" and (name.startswith("_") and not name.startswith("__")) == first:
+                main.__dict__[name] = None
+    gc.collect()
+
+
+def _finish(error: BaseException | None, path: str) -> None:
+    """End the program's process as the interpreter would after running ``path``: ``error`` (None:
+    it ran to its end) reported and turned into the exit status, non-daemon threads joined, atexit
+    hooks run, the streams flushed; an uncaught KeyboardInterrupt is death by SIGINT."""
     import atexit
-    import runpy
     import threading
 
-    try:
-        runpy.run_path(path, run_name="__main__")
-        code = 0
-    except SystemExit as e:
-        code = _exit_code(e.code)
-    except BaseException as e:  # noqa: BLE001 -- the program's uncaught exception, reported as Python does
-        tb = e.__traceback__
+    code = 0
+    if isinstance(error, SystemExit):
+        code = _exit_code(error.code)
+    elif error is not None:  # the program's uncaught exception, reported as Python does
+        tb = error.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != path:
-            tb = tb.tb_next  # hide runpy's frames: the traceback starts in the program
-        kind, code = type(e), -signal.SIGINT if isinstance(e, KeyboardInterrupt) else 1
-        e.__traceback__ = tb
-        del e  # the hook sees the references an interpreter's own report holds (its dump prints them)
-        sys.excepthook(kind, sys.exc_info()[1], tb)  # type: ignore[arg-type]  # in an except block: never None
+            tb = tb.tb_next  # hide the zygote's frame: the traceback starts in the program
+        kind, code = type(error), -signal.SIGINT if isinstance(error, KeyboardInterrupt) else 1
+        error.__traceback__ = tb
+        del error  # the hook sees the references an interpreter's own report holds (its dump prints them)
+        sys.excepthook(kind, sys.exc_info()[1], tb)  # type: ignore[arg-type]  # called in an except block
     try:
         threading._shutdown()  # type: ignore[attr-defined]  # join non-daemon threads
         atexit._run_exitfuncs()
     except SystemExit as e:
         code = _exit_code(e.code)
+    _clear_main()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):
             pass
-    return code
+    if code == -signal.SIGINT:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        code = 128 + signal.SIGINT
+    _hard_exit(code)
 
 
 def _program(spec: dict, fd: dict[str, int]) -> None:
@@ -234,6 +280,7 @@ def _program(spec: dict, fd: dict[str, int]) -> None:
         _close_all_but({1, 2})  # no stdin, as under cold bwrap (its gate took fd 0)
         sys.stdin = sys.__stdin__ = None  # type: ignore[misc]  # typeshed marks sys.__stdin__ Final
         _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+        _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")  # as bwrap's child
         if spec["seccomp"] is not None:
             _install_seccomp(bytes.fromhex(spec["seccomp"]))
         os.environ.clear()
@@ -249,12 +296,7 @@ def _program(spec: dict, fd: dict[str, int]) -> None:
             os.write(2, f"{spec['argv'][0]}: {e.strerror}\n".encode())
             _hard_exit(127)
     _fresh_process(spec["python"], spec["program"])
-    code = _run_main(spec["program"])
-    if code == -signal.SIGINT:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
-        code = 128 + signal.SIGINT
-    _hard_exit(code)
+    raise _Become(spec["program"])
 
 
 def _fresh_process(python: str, program: str) -> None:
@@ -268,8 +310,10 @@ def _fresh_process(python: str, program: str) -> None:
     sys.argv = [program]
     sys.orig_argv = [python, program]
     sys.path.insert(0, os.path.dirname(program))
+    global _SCRIPT_DIR
     for key in [k for k in sys.path_importer_cache if str(k).startswith((_SCRIPT_DIR, "/proc/self/fd/"))]:
         del sys.path_importer_cache[key]
+    _SCRIPT_DIR = ""  # a host path of the project: the program can read this module's globals
     _forget_host()
     from importlib.machinery import PathFinder
 
@@ -397,6 +441,7 @@ def _threads() -> int:
 
 def main() -> None:
     global _SCRIPT_DIR
+    globals()["__doc__"] = None  # the program can read this module's globals (its frame is below the program's)
     # Python put this script's folder (wmrl_envs/sandbox) first on sys.path: a library importing
     # e.g. ``ray`` must not find the sandbox's module of that name.
     _SCRIPT_DIR = sys.path.pop(0)
@@ -437,4 +482,15 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _path = None
+    try:
+        main()
+    except _Become as become:  # C2, the program's process now, with the zygote's frames unwound
+        _path = become.path
+    if _path is not None:
+        try:
+            _code, _globals = _main_module(_path)
+            exec(_code, _globals)  # noqa: S102 -- the sandboxed program, confined above
+        except BaseException:  # noqa: BLE001 -- finished as the interpreter finishes (no name: a global holds it)
+            _finish(sys.exc_info()[1], _path)
+        _finish(None, _path)
