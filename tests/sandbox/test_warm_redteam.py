@@ -528,8 +528,9 @@ def test_multiprocessing_authkey_differs_between_runs(executors, task, backend):
 
 
 def _zygote_pids() -> list[int]:
-    """Host processes running the zygote (not its copies inside sandboxes): the zygote runs its
-    script from a descriptor (``python /proc/self/fd/NN``), in the host's pid namespace."""
+    """This harness's zygotes (not their copies inside sandboxes, nor another harness's on the same
+    host, which come and go with it): the zygote runs its script from a descriptor (``python
+    /proc/self/fd/NN``), in the host's pid namespace, as this process's child."""
     pids = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -541,7 +542,8 @@ def _zygote_pids() -> list[int]:
             continue
         nspid = next((ln.split()[1:] for ln in status.splitlines() if ln.startswith("NSpid:")), [])
         args = cmd.split(b"\0")
-        if len(args) > 1 and args[1].startswith(b"/proc/self/fd/") and len(nspid) == 1:
+        ppid = next((int(ln.split()[1]) for ln in status.splitlines() if ln.startswith("PPid:")), 0)
+        if len(args) > 1 and args[1].startswith(b"/proc/self/fd/") and len(nspid) == 1 and ppid == os.getpid():
             pids.append(int(name))
     return pids
 
@@ -550,6 +552,7 @@ def test_cannot_reach_zygote_or_harness(executors, task, backend):
     """pid walking, signal-0 probing of 70k pids, pidfd_open/ptrace/process_vm_readv/kcmp on the
     zygote's and the harness's host pids, setns on pid 1's namespaces, pidfd_getfd on pid 1, and a
     kill(-1, SIGKILL): nothing outside the run is reached and the zygote lives on."""
+    ok(run(executors, backend, P.NORMAL, task.public))  # this harness's zygote is up
     zygotes = _zygote_pids() if backend == "warm" else []
     if backend == "warm":
         assert zygotes, "no zygote found on the host"
