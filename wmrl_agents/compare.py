@@ -666,8 +666,9 @@ def plot(results: dict, path: Path) -> None:
         pts = s["curve"]["points"]
         x = [max(p["compute_s"], 1e-3) for p in pts]
         y = np.array([p["mean"] for p in pts])
-        spread = (None if any(p["lo"] is None for p in pts)
-                  else [y - [p["lo"] for p in pts], [p["hi"] for p in pts] - y])
+        # a point some seeds never reached (a mixed arm's updates past another seed's stop) has one value: no bar
+        spread = [y - [y_ if p["lo"] is None else p["lo"] for y_, p in zip(y, pts)],
+                  [y_ if p["hi"] is None else p["hi"] for y_, p in zip(y, pts)] - y]
         ax.errorbar(x, y, yerr=spread, fmt="o", color=c, capsize=2, label=arm)
         eq = s.get("equal_compute")
         if eq is not None:
