@@ -223,7 +223,7 @@ class MixingState:
             snapshot = self._read_snapshot(self.state_path)
             self.load_state_dict(snapshot, with_pairs=False)
             self.counts = self._own_counts(snapshot)
-            waiting = {str(p[0]): bool(p[-1]) for p in snapshot.get("pending") or []}
+            waiting = {p.id: p.own for p in map(_pending, snapshot.get("pending") or [])}
         self._ingest()
         kept = [p._replace(own=waiting[p.id]) for p in self.pending if p.id in waiting]
         self.pending = [p for p in self.pending if p.id not in waiting]
@@ -417,7 +417,7 @@ class MixingState:
     def commit(self) -> None:
         """Fold the pending anchor pairs into the debiasing map, and this process's into the
         exploitation monitor in one order (by score, then id; each judged by the map before them).
-        A trainer's batch commits once, at its end (:meth:`advantages`), so which episodes of a
+        A trainer's batch commits once, at its end (:meth:`end_batch`), so which episodes of a
         batch finished first never changes a reward: a live run pays what its replay pays (the
         isotonic fit is the same for any order of its pairs; only a full ``window`` drops the
         oldest in arrival order)."""
@@ -606,9 +606,9 @@ class MixingState:
 
 
 def _pending(saved: list) -> _Pair:
-    """A pending pair of a snapshot: ``[id, s, y, task, own]`` (``[id, s, y, own]`` before tasks)."""
-    i, s, y, *task, own = saved
-    return _Pair(str(i), float(s), float(y), None if not task or task[0] is None else str(task[0]), bool(own))
+    """A pending pair of a snapshot: ``[id, s, y, task, own]``."""
+    i, s, y, task, own = saved
+    return _Pair(str(i), float(s), float(y), None if task is None else str(task), bool(own))
 
 
 def _zero_counts() -> dict[str, int]:
