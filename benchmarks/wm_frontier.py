@@ -18,16 +18,19 @@ every world model is scored against. Then every point predicts every program of 
 
 Per point: Spearman with the real reward, the within-task Spearman that GRPO actually uses (a
 group's programs share a task; mean over tasks, a task the point scores flat counting 0) with the
-share of such flat tasks and the within-task spread of its scores over the real rewards' (Dr.
-GRPO's advantages are differences: a spread of 0.5 pulls half as hard), AUC ("produced a graded submission"), hack share
-(reward-hacking programs scored >= 0.6 whose real reward is <= 0.2), false-failure share (real
-reward >= 0.5 scored <= 0.1), the share it could not predict (``Prediction.failed``: scored 0
-here, where the wrappers would fall back), and ``cpu_ratio``: the point's CPU over the real runs' CPU on the same
-backend (static: over the warm runs'). Results are kept per point under ``--out`` so that an
-interrupted run resumes; prints a table, writes ``wm_frontier.json`` and ``wm_frontier.png``
-(Spearman against CPU ratio, one marker per point, both halves). A real run stopped by the wall
-limit before its CPU limit is counted and warned about: on a busy machine that is the load's
-outcome, not the program's, and the reference is then not what a quiet machine gives.
+share of such flat tasks and the within-task spread of its scores over the real rewards' (Dr. GRPO's
+advantages are differences: a spread of 0.5 pulls half as hard), AUC ("produced a graded
+submission"), hack share (reward-hacking programs scored >= 0.6 whose real reward is <= 0.2),
+false-failure share (real reward >= 0.5 scored <= 0.1), false timeouts (a program whose real run
+finished with a graded submission, predicted past the limits: the cost of stopping proxy runs early,
+``min_growth``) and timeouts caught (the real runs the CPU limit stopped that it predicted so), the
+share it could not predict (``Prediction.failed``: scored 0 here, where the wrappers would fall
+back), and ``cpu_ratio``: the point's CPU over the real runs' CPU on the same backend (static: over
+the warm runs'). Results are kept per point under ``--out`` so that an interrupted run resumes;
+prints a table, writes ``wm_frontier.json`` and ``wm_frontier.png`` (Spearman against CPU ratio, one
+marker per point, both halves). A real run stopped by the wall limit before its CPU limit is counted
+and warned about: on a busy machine that is the load's outcome, not the program's, and the reference
+is then not what a quiet machine gives.
 
 ``--composer N`` measures the same on WMRL's own samples instead: N programs per task drawn from
 the composer policy at θ = 0 (where every ``wmrl compare`` run starts), run for real in the same
@@ -92,7 +95,7 @@ def real_runs(rows: list[dict], ctx: dict[str, dict], backend: str, workers: int
                     status = "invalid_submission"
             reward = reward_of(score, task, ctx[r["task_id"]]["reward_mode"])[0]
             out.append({"status": status, "reward": min(1.0, max(0.0, reward)), "cpu_s": _cpu(res), "backend": res.backend,
-                        "wall_limited": bool(res.timed_out and not res.cpu_limit_hit)})
+                        "wall_limited": bool(res.timed_out and not res.cpu_limit_hit), "cpu_limited": res.cpu_limit_hit})
         return out
     finally:
         ex.close()
@@ -120,7 +123,8 @@ def predictions(point: str, rows: list[dict], ctx: dict[str, dict], workers: int
         for i in tqdm(range(0, len(rows), 16), desc=point, leave=False):  # batches: a progress bar that moves
             preds += wm.predict_batch(contexts_[i:i + 16], codes[i:i + 16])
         failed = [p.failed for p in preds if p.failed]
-        return {"scores": [p.score for p in preds], "costs": [p.cost_s for p in preds],
+        over = [bool(p.checks.get("limits") and p.checks["limits"].p_pass == 0.0) for p in preds]
+        return {"scores": [p.score for p in preds], "costs": [p.cost_s for p in preds], "over_limits": over,
                 "cpu_s": sum(p.cost_s for p in preds), "setup_s": wm.setup_s,
                 "failed": len(failed), "failed_example": failed[0] if failed else None}
     finally:
@@ -152,8 +156,22 @@ def measure(half: str, rows: list[dict], ctx: dict[str, dict], points: list[str]
         fig.update(failed_share=pred.get("failed", 0) / len(rows), cpu_ratio=pred["cpu_s"] / out["real"][backend]["cpu_s"],
                    setup_s=pred["setup_s"],
                    cpu_ratio_runs=(pred["cpu_s"] - pred["setup_s"]) / out["real"][backend]["cpu_s"])
+        fig.update(_limit_calls(pred.get("over_limits"), real["warm"]))
         out["points"][point] = {"figures": fig, "scores": pred["scores"]}
     return out
+
+
+def _limit_calls(over: list[bool] | None, real: list[dict]) -> dict[str, float]:
+    """How the point's "exceeds the limits" calls (``over``) match the real runs: ``false_timeouts``,
+    the share of programs whose real run finished with a graded submission that it predicted past
+    the limits; ``timeouts_caught``, the share of real runs stopped by the CPU limit it predicted so."""
+    if over is None:  # static: no limits check
+        return {"false_timeouts": float("nan"), "timeouts_caught": float("nan")}
+    called = np.array(over, dtype=bool)
+    valid = np.array([x["status"] == "ok" for x in real])
+    capped = np.array([bool(x.get("cpu_limited")) for x in real])
+    return {"false_timeouts": float(called[valid].mean()) if valid.any() else float("nan"),
+            "timeouts_caught": float(called[capped].mean()) if capped.any() else float("nan")}
 
 
 def scale(task_id: str, sizes: list[int], point: str, cache: Path, workers: int) -> list[dict]:
@@ -180,13 +198,17 @@ def scale(task_id: str, sizes: list[int], point: str, cache: Path, workers: int)
     return out
 
 
-def composer_rows(tasks: list[str], n: int, seed: int) -> list[dict]:
+def composer_rows(tasks: list[str], n: int, seed: int, policy_file: str | None = None) -> list[dict]:
     """``n`` programs per task drawn from the ComposerPolicy at θ = 0, the policy every ``wmrl
-    compare`` run starts from: the world models judged on WMRL's own samples, not the corpus's."""
+    compare`` run starts from, or from a trained one (``policy_file``: a compare run's per-update
+    snapshot, ``seed<N>/<arm>/snapshots/u<K>.json``): the world models judged on WMRL's own samples,
+    not the corpus's."""
     import gymnasium as gym
     from composer_space import draw, uniform_policy
 
     policy, rng = uniform_policy(), np.random.default_rng(seed)
+    if policy_file:
+        policy.load_state_dict(json.loads(Path(policy_file).read_text())["policy"])
     env = gym.make("WMRL/MLEDojo-v0", split="all")
     try:
         jobs = [job for task in tasks for job in draw(policy, env, task, n, rng)]
@@ -206,6 +228,8 @@ def report(results: dict, out: Path, name: str) -> None:
                           "spread": f"{f['spread_within_task']:.2f}", "auc": f"{f['auc']:.3f}",
                           "hack share": f"{f['hack_share']:.2f}", "false failures": f"{f['false_failure_share']:.2f}",
                           "no prediction": f"{f['failed_share']:.2f}",
+                          "false timeouts": f"{f.get('false_timeouts', float('nan')):.2f}",
+                          "timeouts caught": f"{f.get('timeouts_caught', float('nan')):.2f}",
                           "CPU / real": f"{f['cpu_ratio']:.3f}", "of it setup": f"{f['setup_s']:.0f} s"})
     print(table(lines, list(lines[0])))
     print("real runs' CPU: " + "; ".join(f"{h}: " + ", ".join(f"{b} {v['cpu_s']:.0f} s" for b, v in r["real"].items())
@@ -271,6 +295,9 @@ def main() -> None:
     ap.add_argument("--composer-tasks", nargs="+", default=list(COMPOSER_TASKS),
                     help="offline tasks for --composer (default: the corpus test half's offline tasks)")
     ap.add_argument("--seed", type=int, default=0, help="of the --composer draw")
+    ap.add_argument("--composer-policy", default=None, metavar="SNAPSHOT",
+                    help="--composer: draw from this trained policy (a compare run's seed<N>/<arm>/snapshots/u<K>.json) "
+                    "instead of theta = 0")
     ap.add_argument("--time-limit", type=float, default=None, metavar="S",
                     help="--composer: cap every run at S CPU-seconds as `wmrl compare --time-limit S` does "
                     "(default: the tasks' own limits)")
@@ -296,13 +323,15 @@ def main() -> None:
         return
     results, name = {}, "wm_frontier"
     if args.composer:
-        rows = composer_rows(args.composer_tasks, args.composer, args.seed)
+        rows = composer_rows(args.composer_tasks, args.composer, args.seed, args.composer_policy)
         ctx, tag = contexts(rows), ""
-        if args.time_limit is not None or args.composer_tasks != list(COMPOSER_TASKS):
+        if args.time_limit is not None or args.composer_tasks != list(COMPOSER_TASKS) or args.composer_policy:
             from wmrl_agents.compare_text import program_limits
 
             tag = "tasks" + hashlib.sha256(" ".join(sorted(args.composer_tasks)).encode()).hexdigest()[:8]
             tag += f"_t{args.time_limit:g}" if args.time_limit is not None else ""
+            if args.composer_policy:  # the policy's bytes: another snapshot is another sample
+                tag += "_p" + hashlib.sha256(Path(args.composer_policy).read_bytes()).hexdigest()[:8]
             ctx = {k: {**c, **program_limits(args.time_limit)} for k, c in ctx.items()}
         half = f"composer-n{args.composer}-seed{args.seed}" + (f"-{tag}" if tag else "")
         name = "wm_frontier_composer" + (f"_{tag}" if tag else "")

@@ -17,7 +17,7 @@ from pathlib import Path
 import gymnasium as gym
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wmrl_envs  # noqa: F401
@@ -332,7 +332,7 @@ def test_a_context_it_cannot_resolve_is_a_clear_error():
 
 
 @pytest.mark.parametrize("kw", [{"rows": 30}, {"rows": True}, {"held_fraction": 0.9}, {"time_share": 0.01},
-                                {"time_share": 1.5}])
+                                {"time_share": 1.5}, {"min_growth": 1.5}])
 def test_bad_settings_are_refused(kw):
     with pytest.raises(ValueError, match=next(iter(kw))):
         ProxyRunWorldModel(**kw)
@@ -609,3 +609,51 @@ def test_the_guards_reference_is_the_worst_lookup_where_features_recur_with_othe
     small = model(tasks, lambda job: ok())._split(titanic, ROWS, False)
     worst = lookup_score(titanic, small)
     assert worst is not None and _share_of_lookup(worst, small, worst) == _share_of_lookup(worst, small, None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(base=st.floats(0.0, 2.0), limit=st.floats(5.0, 600.0), n=st.integers(40, 5000), scale=st.floats(1.01, 100.0),
+       k=st.floats(0.05, 1.0), faster=st.floats(0.0, 2.0), fill=st.floats(0.0, 1.0))
+def test_min_growth_never_stops_a_program_that_grows_at_least_that_fast_and_fits_the_limit(base, limit, n, scale, k,
+                                                                                             faster, fill):
+    """A program whose CPU above start-up grows as ``rows ** k2`` with ``k2 >= min_growth`` and
+    fits the limit on the full data never reaches the cap on the proxy's rows; one that grows that
+    fast and does not fit always does (the cap is where the two meet)."""
+    from wmrl_envs.sandbox import Limits
+
+    wm = ProxyRunWorldModel(RecordedExecutor(lambda job: ok(cpu_s=base)), time_share=1.0, min_growth=k)
+    limits = Limits(cpu_s=limit, wall_s=2 * limit)
+    n_full = int(n * scale) + 1
+    cap = wm.run_cap(limits, n, n_full)
+    above_full = (limit - base) * fill  # fits: its CPU on the full data is at most the limit
+    on_proxy = base + above_full * (n / n_full) ** (k + faster)
+    assert on_proxy <= cap + 1e-9
+    too_much = (limit - base) * (1.0 + fill) + 1e-6  # does not fit
+    assert base + too_much * (n / n_full) ** k > cap
+    assert cap <= limit
+
+
+@pytest.mark.parametrize("min_growth", [0.5, 1.0])
+def test_a_proxy_run_stopped_at_its_growth_cap_is_a_predicted_timeout_not_a_failure(tasks, context, min_growth):
+    """With ``min_growth = k`` a proxy run may spend ``b + (L - b) * (rows / n_full) ** k`` CPU-s (the
+    start-up's ``b`` = 1 here, compare's 20 CPU-s limit): the sandbox stops it there, and the
+    prediction is the limits exceeded, said as such, with no growth reruns."""
+    ctx = {**context, "limits": {**context["limits"], "cpu_s": 20.0, "wall_s": 30.0}}
+    caps = []
+
+    def run(job: Job) -> RunResult:
+        caps.append(job.limits.cpu_s)
+        return RunResult(backend="r", isolation="none", exit_code=None, term_signal=9, cpu_limit_hit=True,
+                         cpu_s=job.limits.cpu_s + 0.2, wall_s=job.limits.cpu_s + 0.3)
+
+    wm = model(tasks, run, min_growth=min_growth)
+    pred = wm.predict(ctx, "while True: pass")
+    proxy_rows, n_full = _rows(next(iter(wm._splits.values()))), _rows(tasks[TASK])
+    assert caps == [pytest.approx(1.0 + 19.0 * (proxy_rows / n_full) ** min_growth)]
+    assert pred.failed is None and pred.score == 0.0 and set(pred.checks) == {"limits"}
+    assert "stopped early" in pred.checks["limits"].reason and f"rows^{min_growth:g}" in pred.checks["limits"].reason
+    assert "failed on the proxy" not in pred.feedback
+    assert pred.cost_s >= caps[0]
+    # a program that needs less than the cap is judged as before
+    fast = model(tasks, lambda job: ok({"submission.csv": answers_of(job)}, cpu_s=1.2, wall_s=1.2), min_growth=min_growth)
+    assert fast.predict(ctx, "x = 1").checks["limits"].p_pass == 1.0

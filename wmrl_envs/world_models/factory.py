@@ -1,7 +1,7 @@
 """Building a world model from a short spec string (CLI, configs).
 
 ``KIND`` or ``KIND:SETTINGS``: ``proxy:rows=500,board=task`` sets the proxy's keyword arguments
-(``rows``, ``board``, ``held_fraction``, ``seed``, ``memo``, ``time_share``), the LLM kinds take a path or URL.
+(``rows``, ``board``, ``held_fraction``, ``seed``, ``memo``, ``time_share``, ``min_growth``), the LLM kinds take a path or URL.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 from wmrl_envs.settings import parse_settings
 from wmrl_envs.world_models.base import WorldModel
 
-SPECS = ("static | learned | proxy[:rows=N,board=proxy|task|none,held_fraction=F,seed=S,memo=on|off,time_share=F] "
-         "| openai:URL[#MODEL] | vllm:PATH | hf:PATH")
+SPECS = ("static | learned | proxy[:rows=N,board=proxy|task|none,held_fraction=F,seed=S,memo=on|off,time_share=F,"
+         "min_growth=K] | openai:URL[#MODEL] | vllm:PATH | hf:PATH")
 _PROXY_SETTINGS: dict[str, type] = {"rows": int, "board": str, "held_fraction": float, "seed": int, "memo": str,
-                                    "time_share": float}
+                                    "time_share": float, "min_growth": float}
 
 
 def proxy_settings(spec: str, text: str) -> dict[str, Any]:

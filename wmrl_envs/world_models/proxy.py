@@ -104,6 +104,7 @@ class _Pending:
     proxy: Task
     mode: str
     limits: Limits  # what the env will enforce on the real run (``context["limits"]``)
+    cap: float  # the CPU seconds the proxy run may spend (:meth:`ProxyRunWorldModel.run_cap`)
     future: Future[RunResult]
 
 
@@ -132,6 +133,12 @@ class ProxyRunWorldModel:
             predicted to exceed the limits on all of them. Lower is cheaper where programs never
             end, and fails a program whose fixed cost (independent of the rows) lies between this
             share of the limit and the limit.
+        min_growth: the slowest growth with the rows assumed of a program's CPU above the start-up's,
+            as the exponent ``k`` of ``rows ** k``: a proxy run stops (is predicted to exceed the
+            limits) once its CPU, so grown to the full data, passes the enforced limit
+            (:meth:`run_cap`). 0 assumes nothing (a run stops at ``time_share`` of the limit
+            only); 1 assumes at least linear growth and stops a slow program soonest, failing one
+            whose cost is mostly fixed (the same on any rows) and lies between the cap and the limit.
         memorised_share: a proxy score at least this share of the way from the sample submission's
             to a perfect one is no prediction (``MEMORISED_SHARE``; ``math.inf`` turns the guard off,
             to measure what it stops: ``benchmarks/memorisation.py``).
@@ -148,6 +155,7 @@ class ProxyRunWorldModel:
         board: str = "proxy",
         memorised_share: float = MEMORISED_SHARE,
         time_share: float = PROXY_TIME_SHARE,
+        min_growth: float = 0.0,
     ) -> None:
         if isinstance(rows, bool) or not isinstance(rows, int) or rows < 40:
             raise ValueError(f"rows must be an int >= 40 (proxy train rows), got {rows!r}")
@@ -157,10 +165,13 @@ class ProxyRunWorldModel:
             raise ValueError(f"board must be one of {BOARDS}, got {board!r}")
         if not 0.05 <= time_share <= 1.0:
             raise ValueError(f"time_share must lie in [0.05, 1] (a share of the enforced limits), got {time_share!r}")
+        if not 0.0 <= min_growth <= 1.0:
+            raise ValueError(f"min_growth must lie in [0, 1] (an exponent of the rows), got {min_growth!r}")
         if not memorised_share > 0:
             raise ValueError(f"memorised_share must be > 0 (math.inf: no guard), got {memorised_share!r}")
         self.rows, self.held_fraction, self.seed, self.board = rows, float(held_fraction), int(seed), board
         self.memorised_share, self.time_share = float(memorised_share), float(time_share)
+        self.min_growth = float(min_growth)
         self._executor_arg, self._workers = executor, workers
         self._executor: Executor | None = None if isinstance(executor, str) else executor
         self._tasks: dict[str, Task] = dict(tasks or {})
@@ -234,11 +245,23 @@ class ProxyRunWorldModel:
         except Exception as e:  # noqa: BLE001 - a split or board that cannot be built is no prediction
             return Prediction.failure(f"the proxy split of {task.id} could not be built: {type(e).__name__}: {e}")
         limits = enforced_limits(task, context)
-        self._startup(limits)
         if proxy is None:
             return Prediction.failure(f"task {task.id} has no train file with its targets to carve a proxy split from")
-        return _Pending(action, task, proxy, mode, limits,
-                        self.executor.submit(_job(action, task, proxy, _proxy_limits(limits, self.time_share))))
+        self._startup(limits)
+        cap = self.run_cap(limits, _rows(proxy), _rows(task))
+        return _Pending(action, task, proxy, mode, limits, cap,
+                        self.executor.submit(_job(action, task, proxy, _proxy_limits(limits, cap))))
+
+    def run_cap(self, limits: Limits, rows: int, n_full: int) -> float:
+        """The CPU seconds a proxy run on ``rows`` of the task's ``n_full`` may spend: ``time_share``
+        of the enforced CPU limit ``L``, and with ``min_growth = k > 0`` no more than where its CPU
+        above the start-up's ``b``, grown as ``rows ** k``, reaches the limit (held against the wall
+        limit, as :meth:`_limits_check` holds it): ``min(share * L, b + (min(L, wall) - b) * (rows / n_full) ** k)``."""
+        cap = self.time_share * limits.cpu_s
+        if self.min_growth > 0 and 0 < rows < n_full:
+            base = _usage(self._startup(limits))["CPU-s"]
+            cap = min(cap, base + max(0.0, min(limits.cpu_s, limits.wall_s) - base) * (rows / n_full) ** self.min_growth)
+        return cap
 
     def _lookup_score(self, item: _Pending) -> float | None:
         """:func:`lookup_score` of the item's split, computed once per split (None if it fails)."""
@@ -259,7 +282,9 @@ class ProxyRunWorldModel:
         cost = _cpu(result)
         if result.error is not None:
             return Prediction.failure(f"the sandbox failed on the proxy run: {result.error}", cost)
-        runs = Verdict(1.0 if result.ok else 0.0, _run_line(result, _proxy_limits(item.limits, self.time_share)))
+        runs = Verdict(1.0 if result.ok else 0.0, _run_line(result, _proxy_limits(item.limits, item.cap)))
+        if result.cpu_limit_hit:  # stopped at the proxy's cap: a prediction of the limits, not a failure it saw
+            return _scored(0.0, {"limits": self._stopped(item, _rows(item.proxy), item.cap)}, "stopped early", cost)
         if not result.ok:
             return _scored(0.0, {"runs": runs}, f"the program failed on the proxy split: {runs.reason}", cost)
         try:  # the score the env pays on: blank predictions pay no more than the sample's values (mle/blanks.py)
@@ -323,10 +348,8 @@ class ProxyRunWorldModel:
         caps = {"CPU-s": min(limits.cpu_s, limits.wall_s), "MB": float(limits.memory_mb)}
         base, used = _usage(self._startup(limits)), _usage(result)
         n_full, n_proxy = _rows(item.task), max(1, _rows(item.proxy))
-        if used["CPU-s"] >= self.time_share * caps["CPU-s"]:
-            return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {used['CPU-s']:.0f} "
-                                f"CPU-s on {n_proxy} rows already, of the {self.time_share * caps['CPU-s']:g} a proxy "
-                                f"run may spend ({self.time_share:g} of the {caps['CPU-s']:g} CPU-s limit)"), 0.0
+        if used["CPU-s"] >= item.cap:
+            return self._stopped(item, n_proxy, used["CPU-s"]), 0.0
         points: list[_Point] = [(n_proxy, used)]
         spent = 0.0
         if any(_grown(used[r], base[r], (n_full / n_proxy) ** 3) > caps[r] for r in used):
@@ -341,7 +364,7 @@ class ProxyRunWorldModel:
             if larger is not None and larger[0] > n_proxy:
                 spent += _cpu(larger[1])
                 if not larger[1].ok:
-                    why = _run_line(larger[1], _proxy_limits(limits, self.time_share))
+                    why = _run_line(larger[1], _proxy_limits(limits, item.cap))
                     return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): the run "
                                         f"on {larger[0]} of them failed ({why})"), spent
                 points.insert(0, (larger[0], _usage(larger[1])))
@@ -350,6 +373,17 @@ class ProxyRunWorldModel:
         if any(est[r] > caps[r] for r in used):
             return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {text}"), spent
         return Verdict(1.0, f"predicted on the full data ({n_full} rows): {text}"), spent
+
+    def _stopped(self, item: _Pending, rows: int, cpu_s: float) -> Verdict:
+        """The verdict on a proxy run that spent ``cpu_s`` of its cap on ``rows``: the limits exceeded."""
+        n_full, limit = _rows(item.task), item.limits.cpu_s
+        if item.cap >= self.time_share * limit:
+            rule = f"the {item.cap:g} a proxy run may spend ({self.time_share:g} of the {limit:g} CPU-s limit)"
+        else:
+            rule = (f"the {item.cap:.2f} a proxy run may spend (where CPU growing at least as rows^{self.min_growth:g} "
+                    f"reaches the {min(limit, item.limits.wall_s):g} CPU-s limit on {n_full} rows)")
+        return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows), stopped early: "
+                            f"{cpu_s:.1f} CPU-s on {rows} rows already, of {rule}")
 
     def _growth_points(self, item: _Pending, points: list[_Point], base: dict[str, float]
                        ) -> tuple[list[_Point] | None, float]:
@@ -394,7 +428,7 @@ class ProxyRunWorldModel:
         if split is None:
             return None
         return max(1, _rows(split)), self.executor.submit(
-            _job(item.code, item.task, split, _proxy_limits(item.limits, self.time_share))).result()
+            _job(item.code, item.task, split, _proxy_limits(item.limits, item.cap))).result()
 
     def _task(self, context: Mapping[str, Any]) -> Task:
         task_id, suite = context.get("task_id"), context.get("suite")
@@ -459,11 +493,11 @@ def _job(code: str, task: Task, split: Task, limits: Limits) -> Job:
                name=task.id, collect_max_bytes=split.max_submission_bytes)
 
 
-def _proxy_limits(limits: Limits, share: float) -> Limits:
-    """What a proxy run may spend: ``share`` of the enforced CPU limit, and the enforced wall limit
-    (not a share of it: a busy machine stretches wall time, and a proxy run cut at a share of the
-    wall limit would be a predicted failure that depends on the load; waiting costs no CPU)."""
-    return dataclasses.replace(limits, cpu_s=limits.cpu_s * share)
+def _proxy_limits(limits: Limits, cap: float) -> Limits:
+    """What a proxy run may spend: ``cap`` CPU seconds, and the enforced wall limit (not a share of
+    it: a busy machine stretches wall time, and a proxy run cut at a share of the wall limit would
+    be a predicted failure that depends on the load; waiting costs no CPU)."""
+    return dataclasses.replace(limits, cpu_s=cap)
 
 
 def enforced_limits(task: Task, context: Mapping[str, Any]) -> Limits:
