@@ -14,7 +14,9 @@ the workspace limit, and descriptors without bound (each ``AF_UNIX`` socket hold
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from dataclasses import replace
 
 import pytest
@@ -179,3 +181,91 @@ def test_kernel_side_resources_are_refused_or_bounded(ex_name, task):
     assert out["fds"][1] == "EMFILE" and out["fds"][0] < 1024, out
     assert out["pool"] == 6
     assert r.uncharged, "the result must say what this host does not charge to the run"
+
+
+
+# What a run can learn of the page cache of the files it shares with other runs without timing
+# anything, and the host-wide counters it could read; MINCORE is the architecture's number.
+PAGE_CACHE = r'''
+import ctypes, errno, json, mmap, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+out = {}
+
+def call(name, *args):
+    out[name] = "ok" if libc.syscall(*args) == 0 else errno.errorcode[ctypes.get_errno()]
+
+fd = os.open("data/shared.bin", os.O_RDONLY)
+size = os.fstat(fd).st_size
+m = mmap.mmap(fd, size, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)  # unmodified: the file's pages
+vec = (ctypes.c_ubyte * ((size + 4095) // 4096))()
+call("mincore", MINCORE, ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(m))), ctypes.c_size_t(size), vec)
+call("cachestat", 451, fd, None, None, 0)
+buf = bytearray(64)
+for name, flags in (("preadv2_nowait", os.RWF_NOWAIT), ("preadv2", 0)):
+    try:
+        out[name] = os.preadv(fd, [buf], 0, flags)
+    except OSError as e:
+        out[name] = errno.errorcode[e.errno]
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # raises where the kernel refuses
+out["fadvise"] = "ok"
+for path in ("/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/aio-nr", "/proc/sys/kernel/pty/nr"):
+    try:
+        open(path).read()
+        out[path] = "read"
+    except OSError as e:
+        out[path] = errno.errorcode[e.errno]
+print(json.dumps(out))
+'''
+
+
+def _cached_pages(path) -> int:
+    """Pages of ``path`` in the host's page cache (the harness's own mincore, outside any sandbox)."""
+    import ctypes
+    import mmap
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        m = mmap.mmap(f.fileno(), size, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+    vec = (ctypes.c_ubyte * ((size + mmap.PAGESIZE - 1) // mmap.PAGESIZE))()
+    anchor = ctypes.c_char.from_buffer(m)
+    try:
+        assert libc.mincore(ctypes.c_void_p(ctypes.addressof(anchor)), ctypes.c_size_t(size), vec) == 0
+        return sum(v & 1 for v in vec)
+    finally:
+        del anchor
+        m.close()
+
+
+@pytest.mark.parametrize("ex_name", ["bwrap", "warm"])
+def test_the_page_cache_and_host_counters_carry_nothing_between_runs(ex_name, task):
+    """The second red team's probes: which pages of a shared file are cached (``mincore``,
+    ``cachestat``, ``preadv2(RWF_NOWAIT)``) is refused, ``posix_fadvise(DONTNEED)`` returns 0 and
+    evicts nothing (the host still holds the shared file's pages after the run), and the host-wide
+    counters under ``/proc/sys/fs`` and ``/proc/sys/kernel/pty`` are not there; reading still works."""
+    import platform
+
+    bwrap_or_skip()
+    public, _ = task
+    shared, control = public / "shared.bin", public.parent / "control.bin"
+    for path in (shared, control):  # clean pages in the host's page cache, which DONTNEED evicts
+        with open(path, "wb") as f:
+            f.write(os.urandom(1 << 20))
+            os.fsync(f.fileno())
+        path.read_bytes()
+    with open(control, "rb") as f:  # the control: DONTNEED does evict here (the check is not vacuous)
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    if _cached_pages(control) > 0:
+        pytest.skip(f"DONTNEED evicts nothing on this file system ({public}): nothing to test")
+    before = _cached_pages(shared)
+    assert before > 0
+    code = PAGE_CACHE.replace("MINCORE", str({"x86_64": 27, "aarch64": 232}[platform.machine()]))
+    r = make_executor(ex_name, limits=WINDOW).run(Job(code=code, data_dir=public, limits=WINDOW))
+    assert r.exit_code == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    refused = ("ENOSYS", "ENOSYS", errno.errorcode[errno.EOPNOTSUPP])
+    assert (out["mincore"], out["cachestat"], out["preadv2_nowait"]) == refused, out
+    assert out["preadv2"] == 64 and out["fadvise"] == "ok", out
+    assert _cached_pages(shared) == before  # DONTNEED did nothing
+    assert {out[p] for p in out if p.startswith("/proc")} == {"ENOENT"}, out

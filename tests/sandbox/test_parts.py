@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from wmrl_envs import cli
 from wmrl_envs.sandbox import Job, Limits, hidden, make_executor
-from wmrl_envs.sandbox.bwrap import bwrap_args
+from wmrl_envs.sandbox.bwrap import HOST_COUNTERS, bwrap_args
 from wmrl_envs.sandbox.capture import HeadTail
 from wmrl_envs.sandbox.cgroups import RunCgroup, hierarchies
 from wmrl_envs.sandbox.program import interpreter_roots
@@ -137,8 +137,10 @@ def test_bwrap_args_mount_order(rundir, tmp_path):
     assert a.index("/tmp") < a.index(str(prefix)) < a.index("/workspace") < a.index("/workspace/data")
     assert a[a.index(str(prefix)) - 2 : a.index(str(prefix)) + 1] == ["--ro-bind", str(tmp_path), str(prefix)]
     remounts = [a[i + 1] for i, x in enumerate(a) if x == "--remount-ro"]
-    assert remounts == ["/dev", "/"]  # /dev's own tmpfs has no size limit: read-only
-    assert (a.index("/dev/shm") < a.index("--remount-ro")
+    # host-wide counters behind empty read-only folders; /dev's own tmpfs has no size limit: read-only
+    assert remounts == [*HOST_COUNTERS, "/dev", "/"]
+    dev = next(i for i, x in enumerate(a) if x == "--remount-ro" and a[i + 1] == "/dev")
+    assert (a.index("/dev/shm") < dev
             and len(a) - a[::-1].index("--remount-ro") > a.index("/workspace/data"))
     for flag in ("--unshare-all", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv"):
         assert flag in a

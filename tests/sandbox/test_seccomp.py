@@ -113,6 +113,13 @@ def test_filter_decisions(arch):
         assert _run(prog, nr[call], audit_arch, (1, 1, 0, 0, 0, 0)) == allow  # AF_UNIX
         for family in (2, 10, 16, 17):  # AF_INET, AF_INET6, AF_NETLINK, AF_PACKET
             assert _run(prog, nr[call], audit_arch, (family, 1, 0, 0, 0, 0)) == 0x50000 | 97, (call, family)
+    # Page-cache probes (test_channels.py): refused, and fadvise returns 0 without being made
+    for name in seccomp.PAGE_CACHE_PROBES:
+        assert _run(prog, nr[name], audit_arch) == enosys, name
+    assert _run(prog, nr["fadvise64"], audit_arch, (3, 0, 0, 4, 0, 0)) == 0x50000
+    for call in ("preadv2", "pwritev2"):
+        assert _run(prog, nr[call], audit_arch, (3, 0, 1, 0, 0, seccomp.RWF_NOWAIT | 0x2)) == 0x50000 | 95, call
+        assert _run(prog, nr[call], audit_arch, (3, 0, 1, 0, 0, 0x2)) == allow, call  # RWF_DSYNC alone
     assert _run(prog, 11, 0x40000003) == 0x80000000  # an i386 syscall: kill
     if x32 is not None:
         assert _run(prog, x32 | nr["keyctl"], audit_arch) == eperm
@@ -198,6 +205,8 @@ def test_docker_profile_decides_as_the_bwrap_filter():
     probes += [(nr["fcntl"], (3, c, 0, 0, 0, 0))
                for c in (*seccomp.LOCK_CMDS, seccomp.F_NOTIFY, seccomp.F_SETLEASE, 1, 3, 4, 1030)]
     probes += [(nr[c], (f, 1, 0, 0, 0, 0)) for c in ("socket", "socketpair") for f in (1, 2, 10, 16, 17)]
+    probes += [(nr[c], (0,) * 6) for c in (*seccomp.PAGE_CACHE_PROBES, "fadvise64")]
+    probes += [(nr[c], (3, 0, 1, 0, 0, f)) for c in ("preadv2", "pwritev2") for f in (0, 2, 8, 10, 0x18)]
     probes += [(nr["personality"], (p,) + (0,) * 5) for p in (0, 8, 0x20000, 0x20008, 0x40000, 0x400000, 0x8000000)]
     decisions = [(_run(ours, n, audit_arch, a), _run_any(theirs, n, audit_arch, a)) for n, a in probes]
     assert [d for d in decisions if d[0] != d[1]] == []

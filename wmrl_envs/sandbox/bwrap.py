@@ -35,6 +35,10 @@ log = logging.getLogger(__name__)
 SANDBOX_UID = 65534
 _TOP_LEVEL = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
+# Host-wide counters a run can move and another read (file-nr moves by the descriptors a
+# concurrent run opens, pty/nr by its terminals, aio-nr by its contexts): hidden under empty
+# read-only folders. No library reads them.
+HOST_COUNTERS = ("/proc/sys/fs", "/proc/sys/kernel/pty")
 
 
 def bwrap_path() -> str | None:
@@ -95,6 +99,8 @@ def bwrap_args(
     for f in _ETC:
         a += ["--ro-bind-try", f, f]
     a += ["--proc", "/proc", "--dev", "/dev"]
+    for d in HOST_COUNTERS:
+        a += ["--tmpfs", d, "--remount-ro", d]
     a += ["--bind", str(rundir.tmp), "/tmp", "--bind", str(rundir.shm), "/dev/shm"]
     a += ["--remount-ro", "/dev"]  # its own tmpfs has no size; /dev/shm and the device nodes stay writable
     for src, dest in binds:

@@ -15,6 +15,9 @@ privilege escalation or of carrying data between runs. In BPF, top to bottom::
     if A in (clone, unshare) and args[0] & CLONE_NEWUSER:  EPERM
     if A == personality and args[0] not in PERSONALITIES:  EPERM   # e.g. ADDR_NO_RANDOMIZE
     if A == ioctl and args[1] in (TIOCSTI, TIOCLINUX):     EPERM   # typing into a terminal
+    if A in (mincore, cachestat):                          ENOSYS  # page-cache probes (below)
+    if A == fadvise64:                                     return 0 without acting
+    if A in (preadv2, pwritev2) and args[5] & RWF_NOWAIT:  EOPNOTSUPP
     allow
 
 Runs in flight at once share the inodes of their read-only mounts (interpreter, venv, ``/usr``,
@@ -26,6 +29,15 @@ of them, so they are refused: locks with ENOSYS ("this system has no file locks"
 network namespace has only loopback, and loopback TCP is where kernel memory and CPU escape a
 run's accounting (socket buffers uncharged under cgroup v1, softirq and socket-GC work charged to
 no run), so only ``AF_UNIX`` (multiprocessing's pipes and socketpairs) may be created.
+
+The page cache of those shared files is host-wide too: one run reads chosen pages of a large file
+under ``/usr``, and a later run asks which pages are cached, without timing anything, with
+``mincore`` on a mapping, ``cachestat`` or a ``preadv2(..., RWF_NOWAIT)`` that fails on an uncached
+page (the second red team carried 40 bits so), and ``posix_fadvise(DONTNEED)`` resets them. The
+probes are refused (``mincore`` and ``cachestat`` as absent, ``RWF_NOWAIT`` as unsupported, which
+is what a kernel or file without it answers) and ``fadvise`` is advice the kernel may ignore, so
+it returns 0 and does nothing. What is left is the *time* a read takes, a timing channel
+(docs/security.md).
 
 Arguments are compared on their low 32 bits, which is exact: the kernel reads these four as
 ``unsigned int`` (personality, ioctl's cmd) or keeps every flag in the low word (clone, unshare).
@@ -81,6 +93,8 @@ TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 LOCK_CMDS = (5, 6, 7, 36, 37, 38)
 F_NOTIFY, F_SETLEASE = 1026, 1024
 AF_UNIX = 1
+RWF_NOWAIT = 0x8
+PAGE_CACHE_PROBES = ("mincore", "cachestat")
 
 # Syscall numbers per architecture: (AUDIT_ARCH value, x32 bit or None, name -> number).
 _X86_64 = {
@@ -98,7 +112,8 @@ _X86_64 = {
     "setdomainname": 171, "fanotify_init": 300, "nfsservctl": 180, "_sysctl": 156, "ustat": 136,
     "sysfs": 139, "clone": 56, "clone3": 435, "unshare": 272, "personality": 135, "ioctl": 16,
     "inotify_init": 253, "inotify_init1": 294, "inotify_add_watch": 254, "flock": 73, "fcntl": 72,
-    "socket": 41, "socketpair": 53,
+    "socket": 41, "socketpair": 53, "mincore": 27, "cachestat": 451, "fadvise64": 221, "preadv2": 327,
+    "pwritev2": 328,
 }  # fmt: skip
 _AARCH64 = {
     "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
@@ -113,7 +128,8 @@ _AARCH64 = {
     "clock_adjtime": 266, "adjtimex": 171, "sethostname": 161, "setdomainname": 162,
     "fanotify_init": 262, "nfsservctl": 42, "clone": 220, "clone3": 435, "unshare": 97,
     "personality": 92, "ioctl": 29, "inotify_init1": 26, "inotify_add_watch": 27, "flock": 32,
-    "fcntl": 25, "socket": 198, "socketpair": 199,
+    "fcntl": 25, "socket": 198, "socketpair": 199, "mincore": 232, "cachestat": 451, "fadvise64": 223,
+    "preadv2": 286, "pwritev2": 287,
 }  # fmt: skip
 ARCHES = {
     "x86_64": (0xC000003E, 0x40000000, _X86_64),
@@ -124,7 +140,7 @@ DOCKER_ARCHES = {"x86_64": "SCMP_ARCH_X86_64", "aarch64": "SCMP_ARCH_AARCH64"}
 # Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
 _LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ALLOW, _ERRNO, _KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
-_NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (low words, little endian)
+_NR, _ARCH, _ARG0, _ARG1, _ARG5 = 0, 4, 16, 24, 56  # offsets in struct seccomp_data (low words, little endian)
 
 
 def _assemble(program: list[tuple]) -> bytes:
@@ -171,7 +187,12 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         (_JEQ, nr["unshare"], "flags", None),
         (_JEQ, nr["personality"], "persona", None),
         (_JEQ, nr["ioctl"], "ioctl", None),
+        *[(_JEQ, nr[name], "enosys", None) for name in PAGE_CACHE_PROBES],
+        (_JEQ, nr["fadvise64"], "noop", None),
+        (_JEQ, nr["preadv2"], "rwf", None),
+        (_JEQ, nr["pwritev2"], "rwf", None),
         (_RET, _ALLOW, None, None),
+        "rwf", (_LD_ABS, _ARG5, None, None), (_JSET, RWF_NOWAIT, "eopnotsupp", "allow"),
         "flags", (_LD_ABS, _ARG0, None, None), (_JSET, CLONE_NEWUSER, "eperm", "allow"),
         "persona", (_LD_ABS, _ARG0, None, None),
         *[(_JEQ, v, "allow", None) for v in PERSONALITIES],
@@ -186,6 +207,8 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         "allow", (_RET, _ALLOW, None, None),
         "eperm", (_RET, _ERRNO | errno.EPERM, None, None),
         "enosys", (_RET, _ERRNO | errno.ENOSYS, None, None),
+        "noop", (_RET, _ERRNO | 0, None, None),  # the call returns 0 and is not made
+        "eopnotsupp", (_RET, _ERRNO | errno.EOPNOTSUPP, None, None),
         "kill", (_RET, _KILL_PROCESS, None, None),
     ]  # fmt: skip
     return _assemble(p)
@@ -236,6 +259,9 @@ def docker_profile(arch: str) -> dict:
         rule(["clone", "unshare"], errno.EPERM, 0, CLONE_NEWUSER, "SCMP_CMP_MASKED_EQ"),
         *[rule(["personality"], errno.EPERM, 0, bit, "SCMP_CMP_MASKED_EQ") for bit in bits],
         *[rule(["ioctl"], errno.EPERM, 1, cmd) for cmd in (TIOCSTI, TIOCLINUX)],
+        rule(list(PAGE_CACHE_PROBES), errno.ENOSYS),
+        rule(["fadvise64"], 0),
+        rule(["preadv2", "pwritev2"], errno.EOPNOTSUPP, 5, RWF_NOWAIT, "SCMP_CMP_MASKED_EQ"),
     ]
     return {"defaultAction": "SCMP_ACT_ALLOW", "architectures": [DOCKER_ARCHES[arch]], "syscalls": rules}
 
