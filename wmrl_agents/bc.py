@@ -19,17 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from wmrl_agents.observations import flat_obs
 from wmrl_envs.fitting import fit_minibatches
 
 DEFAULT_TASKS = 10
-
-
-def _flat(obs: Any, key: str | None) -> np.ndarray:
-    if isinstance(obs, dict):
-        if key is None:
-            raise ValueError(f"a dict observation needs obs_key=..., one of {sorted(obs)}")
-        obs = obs[key]
-    return np.asarray(obs, dtype=np.float32).reshape(-1)
 
 
 class BCPolicy:
@@ -151,7 +144,7 @@ class BCPolicy:
     def act(self, obs: Any, task: int) -> np.ndarray:
         """The deterministic action (the mean) for ``obs`` on task ``task``; with ``chunk > 1``
         the average of this step's predictions by the last ``chunk`` calls (temporal ensembling)."""
-        x = self.features(_flat(obs, self.obs_key), task)
+        x = self.features(flat_obs(obs, self.obs_key), task)
         if self.chunk == 1:
             return self._mean(x)
         return self._ensemble(x)
@@ -181,7 +174,7 @@ class BCPolicy:
     def sample(self, obs: Any, info: dict, rng: np.random.Generator) -> tuple[np.ndarray, tuple]:
         from wmrl_agents.gaussian import gaussian_action
 
-        x = self.features(_flat(obs, self.obs_key), self.task_of(info))
+        x = self.features(flat_obs(obs, self.obs_key), self.task_of(info))
         if self.chunk == 1:
             action = gaussian_action(self._mean(x), self.log_std, rng)
             return action, (x, action)

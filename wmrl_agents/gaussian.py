@@ -16,14 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-
-def flat_obs(obs: Any, key: str | None = None) -> np.ndarray:
-    """A float32 vector from a Box observation, or from ``obs[key]`` of a Dict observation."""
-    if isinstance(obs, dict):
-        if key is None:
-            raise ValueError(f"a dict observation needs obs_key=..., one of {sorted(obs)}")
-        obs = obs[key]
-    return np.asarray(obs, dtype=np.float32).reshape(-1)
+from wmrl_agents.observations import flat_obs
 
 
 class GaussianPolicy:
