@@ -32,7 +32,7 @@ def _compare(args: argparse.Namespace) -> int:
     from wmrl_agents.compare import per_task_table, table
     from wmrl_agents.compare_config import CompareConfig, run_compare
     from wmrl_agents.config_flags import from_args
-    from wmrl_agents.train import PreflightError
+    from wmrl_agents.health import PreflightError
 
     try:
         config = from_args(CompareConfig, args)
@@ -73,7 +73,8 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from wmrl_agents.train import PreflightError, config_from_args, format_summary, train
+    from wmrl_agents.health import PreflightError
+    from wmrl_agents.train import config_from_args, format_summary, train
 
     try:
         summary = train(config_from_args(args))

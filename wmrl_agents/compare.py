@@ -58,7 +58,7 @@ from wmrl_envs.jsonl import append_record, read_records
 from wmrl_envs.mixing import MixingConfig, MixingState
 from wmrl_envs.sandbox.warm import zygote_cpu
 
-__all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "EnvFamily", "compare", "make_policy",
+__all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "EnvFamily", "check_arms", "compare", "make_policy",
            "per_task_table", "plot", "program_limits", "summarize", "table"]
 
 ARMS = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
@@ -441,7 +441,8 @@ def _arm_scores(final: dict, curve: list[dict], history: list[dict]) -> dict:
             "curve": curve, "train_curve": train_curve}
 
 
-def _check(arms: Sequence[str], seeds: Sequence[int]) -> None:
+def check_arms(arms: Sequence[str], seeds: Sequence[int]) -> None:
+    """A ``ValueError`` unless ``arms`` are known and include ``real``, and ``seeds`` are given."""
     unknown = [a for a in arms if a not in (*ARMS, GUARD)]
     if unknown or "real" not in arms:
         raise ValueError(f"arms must include 'real' and come from {(*ARMS, GUARD)}; got {list(arms)}")
@@ -500,7 +501,7 @@ def compare(
     The command line's settings are :class:`~wmrl_agents.compare_config.CompareConfig`.
     """
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
-    _check(arms, seeds)
+    check_arms(arms, seeds)
     b = budget if isinstance(budget, Budget) else Budget().scaled(budget)
     if b.match_compute is not None and out is None:
         raise ValueError("match_compute keeps the real arm's policy after every update in the run folder: give out=")

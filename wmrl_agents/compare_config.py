@@ -15,12 +15,14 @@ with ``--adaptive``, a rate range without anything adaptive, ``--workers 0``, an
 
 from __future__ import annotations
 
+import contextlib
 import re
+import tempfile
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from wmrl_agents.compare import ARMS, GUARD, Budget, EnvFamily, _check
+from wmrl_agents.compare import ARMS, GUARD, Budget, EnvFamily, check_arms
 from wmrl_agents.compare_libero import AGENTS as LIBERO_AGENTS
 from wmrl_agents.compare_libero import ENV_ID as LIBERO
 from wmrl_agents.compare_text import AGENTS, LLM_NEEDS_MODEL, llm_budget, program_limits
@@ -50,7 +52,8 @@ class CompareConfig:
         None, "--agent llm: most tokens per program (default: 512 × --budget up to 1, at least 32; "
         "docs/llm.md says how the budget scales an LLM)", metavar="N")
     env: str = option("WMRL/MLEDojo-v0", f"the training env id: a text env, or {LIBERO}", metavar="ID")
-    arms: list[str] = option(list(ARMS), f"comma-separated arms from {', '.join(ARMS)} (and {GUARD})", metavar="A,B")
+    arms: list[str] = option(["real", "wmrl"], f"comma-separated arms from {', '.join(ARMS)} (and {GUARD}); the "
+                             "ablations are opt-in", metavar="A,B")
     seeds: int = option(1, "seeds 0..N-1 per arm; tables give mean and 95% interval", metavar="N")
     seed_list: list[str] = option([], "these seeds instead of --seeds (e.g. 5,6): processes given other seeds of one "
                                   "--out run side by side, and a run with the whole list merges them into one "
@@ -58,14 +61,15 @@ class CompareConfig:
     match_compute: float | None = option(
         None, "R: the mixed arms train until they have spent 1/R of the real arm's compute on the same seed (same "
         "batch shape, more or fewer updates), and the real arm is also scored at the compute each mixed arm spent "
-        "in the budget's updates (summary[arm]['equal_compute'])", metavar="R")
+        "in the budget's updates (summary[arm]['equal_compute']); 0: every arm runs the budget's updates (default: "
+        f"3, the paper's claim; {LIBERO}: 0)", metavar="R")
     eval_every: int | None = option(
         None, f"updates between held-out evaluations (curve points; default: 10; {LIBERO}: 4)", metavar="N")
     eval_samples: int | None = option(
         None, "sampled programs per held-out task for policies that cannot be enumerated (default: 2; "
         f"--agent llm: floor(2 × --budget) up to 2); {LIBERO}: sampled episodes per held-out init state besides "
         "the mean action (default: 0)", metavar="N")
-    dsbench: bool = option(False, "also score every arm on WMRL/DSBench-v0 at the end")
+    dsbench: bool = option(True, "also score every arm on WMRL/DSBench-v0 at the end (text envs; --no-dsbench: not)")
     time_limit: float = option(20.0, "CPU-seconds a program may run in training and evaluation (the tasks' own: 60)",
                                metavar="S")
     workers: int = option(2, "programs run at once, end to end: the sandbox's slots and the episodes in flight, "
@@ -111,12 +115,14 @@ class CompareConfig:
                  "seed_list", f"must be distinct non-negative integers, got {','.join(self.seed_list)}")
         if not self.budget > 0:
             raise ValueError(f"--budget must be a positive number, got {self.budget}")
-        _check(self.arms, range(self.seeds))
+        check_arms(self.arms, range(self.seeds))
         _require(self.normalize in ("none", "group"), "normalize", f"must be none or group, got {self.normalize!r}")
         _require(self.init_split in ("dev", "test"), "init_split", f"must be dev or test, got {self.init_split!r}")
         for name in ("workers", "wm_horizon", "max_steps", "eval_inits", "bc_epochs"):
             _require(getattr(self, name) >= 1, name, f"must be at least 1, got {getattr(self, name)}")
         _require(self.policy_lr is None or self.policy_lr > 0, "policy_lr", f"must be positive, got {self.policy_lr}")
+        _require(self.match_compute is None or self.match_compute == 0 or self.match_compute >= 1, "match_compute",
+                 f"must be 0 (off) or at least 1 (the mixed arms' share of real's compute is 1/R), got {self.match_compute}")
         if self.text:
             program_limits(self.time_limit)  # raises on a bad --time-limit
         if self.agent == "llm" and not self.model:
@@ -149,11 +155,12 @@ class CompareConfig:
     def _defaults(self) -> dict[str, Any]:
         """The env family's values of the settings left at None."""
         if self.text:
-            default = {"agent": "composer", "world_model": "static", "eval_every": 10, "eval_samples": 2}
+            default = {"agent": "composer", "world_model": "static", "eval_every": 10, "eval_samples": 2, "match_compute": 3.0}
         else:
             from wmrl_agents.compare_libero import BUDGET
 
-            default = {"agent": "bc", "world_model": "predicate", "eval_every": BUDGET["eval_every"], "eval_samples": 0}
+            default = {"agent": "bc", "world_model": "predicate", "eval_every": BUDGET["eval_every"], "eval_samples": 0,
+                       "match_compute": 0.0}
         if self.text and self.agent == "llm":
             tokens, samples = llm_budget(self.budget, self.max_new_tokens, self.eval_samples)
             default.update(max_new_tokens=tokens, eval_samples=samples)
@@ -171,7 +178,7 @@ class CompareConfig:
         defaults = self._defaults()
         spacing = {k: defaults.get(k, getattr(self, k)) for k in ("eval_every", "eval_samples")}
         base = {**({} if self.text else BUDGET), **spacing}
-        return Budget(**base, match_compute=self.match_compute).scaled(self.budget)
+        return Budget(**base, match_compute=defaults.get("match_compute", self.match_compute) or None).scaled(self.budget)
 
     def family(self) -> EnvFamily:
         """The env family's adapter (text envs: ``TextWorld``; LIBERO: ``LiberoWorld``)."""
@@ -207,8 +214,7 @@ def run_compare(config: CompareConfig) -> dict:
     """Check ``config`` (health of the model, world model and sandbox; the run folder's saved
     settings), save it to ``out/config.yaml``, and run the comparison (:func:`compare`)."""
     from wmrl_agents.compare import compare
-    from wmrl_agents.health import preflight
-    from wmrl_agents.train import PreflightError
+    from wmrl_agents.health import PreflightError, preflight
 
     cfg = config.resolved()
     problems = preflight(model=cfg.model if cfg.agent == "llm" else None,
@@ -224,5 +230,9 @@ def run_compare(config: CompareConfig) -> dict:
     if out is not None:
         save_yaml(cfg, out / "config.yaml")
     seeds = [int(x) for x in cfg.seed_list] if cfg.seed_list else cfg.seeds
-    return compare(budget=cfg.budget_plan(), arms=tuple(cfg.arms), seeds=seeds, out=out, progress=not cfg.quiet,
-                   mixing=cfg.mixing(), time_limit=cfg.time_limit if cfg.text else None, world=family)
+    budget = cfg.budget_plan()
+    with contextlib.ExitStack() as stack:
+        if out is None and budget.match_compute is not None:  # the real arm's per-update policies live on disk
+            out = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="wmrl-compare-")))
+        return compare(budget=budget, arms=tuple(cfg.arms), seeds=seeds, out=out, progress=not cfg.quiet,
+                       mixing=cfg.mixing(), time_limit=cfg.time_limit if cfg.text else None, world=family)

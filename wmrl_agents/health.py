@@ -21,6 +21,15 @@ WEIGHT_FILES = ("*.safetensors", "*.safetensors.index.json", "pytorch_model*.bin
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json")
 
 
+class PreflightError(ValueError):
+    """Health checks failed before anything ran (``wmrl train``, ``wmrl compare``); ``problems``
+    holds one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
 def check_model(path: str | os.PathLike) -> str | None:
     """Whether ``path`` is a local Hugging Face model folder (config, weights and tokenizer)."""
     folder = Path(path).expanduser()

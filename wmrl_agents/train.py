@@ -24,7 +24,7 @@ from typing import Any, TypedDict
 
 from wmrl_agents import config_flags
 from wmrl_agents.config_flags import check_resume, comma_list, flag, from_args, load_yaml, option, save_yaml
-from wmrl_agents.health import check_trl, check_vllm, preflight
+from wmrl_agents.health import PreflightError, check_trl, check_vllm, preflight
 from wmrl_envs.mixing.config import WEIGHTINGS, MixingConfig, weighting_named
 from wmrl_envs.mixing.state import MixingState
 
@@ -204,14 +204,6 @@ def run_mixer(mixing: MixingConfig | None, state_path: str | os.PathLike | None)
 
 
 # -- training -----------------------------------------------------------------------------------
-class PreflightError(ValueError):
-    """Health checks failed; ``problems`` holds one line each."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
-
-
 def train(config: TrainConfig) -> dict:
     """Run (or resume) the training ``config`` describes; returns the summary (:func:`format_summary`)."""
     cfg = config.resolved()

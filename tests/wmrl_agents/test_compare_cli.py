@@ -28,7 +28,7 @@ TASKS = {"train": ["concrete-strength", "employee-attrition"], "heldout": ["peng
         (["--arms", "real,wmrl-guard", "--anchor-rate", "0.01"], "--anchor-rate (the starting adaptive rate)"),
         (["--min-rate", "0.2"], "--min-rate bounds an adaptive anchor rate, and nothing adapts it"),
         (["--agent", "llm"], "agent 'llm' needs a model"),
-        (["--match-compute", "0.5"], "R must be >= 1"),
+        (["--match-compute", "0.5"], "--match-compute must be 0 (off) or at least 1"),
         (["--seed-list", "1,x"], "--seed-list must be distinct non-negative integers"),
         (["--seed-list", "2,2"], "--seed-list must be distinct"),
     ],

@@ -23,12 +23,21 @@ def calls(monkeypatch):
     return started
 
 
-def test_every_flag_is_a_field_and_the_defaults_are_the_old_ones():
+def test_every_flag_is_a_field_and_the_defaults_are_the_papers_protocol():
     args = build_parser().parse_args(["compare"])
     config = from_args(CompareConfig, args)
     assert config == CompareConfig()
     assert (config.budget, config.seeds, config.workers, config.time_limit, config.anchor_rate) == (1.0, 1, 2, 20.0, 0.1)
-    assert config.arms == ["real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise"] and config.tasks == ["2", "5"]
+    assert config.arms == ["real", "wmrl"] and config.tasks == ["2", "5"] and config.dsbench  # ablations opt-in
+    # WMRL gets a third of real's compute on text envs; LIBERO and --match-compute 0 run equal updates
+    assert config.budget_plan().match_compute == 3.0 and config.resolved().match_compute == 3.0
+    libero = CompareConfig(env="WMRL/LIBERO-Long-v0")
+    assert libero.budget_plan().match_compute is None and libero.resolved().match_compute == 0.0
+    assert CompareConfig(match_compute=0).budget_plan().match_compute is None
+    with pytest.raises(ValueError, match="--match-compute must be 0 \\(off\\) or at least 1"):
+        CompareConfig(match_compute=0.5)
+    off = from_args(CompareConfig, build_parser().parse_args(["compare", "--no-dsbench", "--match-compute", "0"]))
+    assert not off.dsbench and off.budget_plan().match_compute is None
     flags = ["--budget", "0.5", "--arms", "real, wmrl", "--seeds", "3", "--adaptive", "--dsbench", "--quiet",
              "--world-model", "proxy:rows=500,board=task", "--eval-samples", "2", "--tasks", "0,4"]
     config = from_args(CompareConfig, build_parser().parse_args(["compare", *flags]))
@@ -131,3 +140,11 @@ def test_compare_refuses_text_keywords_it_would_not_use_with_an_adapter():
 
     with pytest.raises(ValueError, match="workers, dsbench would be unused"):
         compare(world=object(), workers=4, dsbench=True)  # type: ignore[arg-type]  # refused before it is used
+
+
+def test_without_out_the_matched_compute_snapshots_go_to_a_temporary_folder(calls):
+    run_compare(CompareConfig(quiet=True))
+    assert calls[0]["budget"].match_compute == 3.0 and calls[0]["out"] is not None
+    assert not calls[0]["out"].exists()  # removed once the comparison returned
+    run_compare(CompareConfig(quiet=True, match_compute=0))
+    assert calls[1]["budget"].match_compute is None and calls[1]["out"] is None
