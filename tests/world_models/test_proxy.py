@@ -25,7 +25,7 @@ from wmrl_envs.mle.suites import load_tasks
 from wmrl_envs.sandbox import Executor, Job, RunResult
 from wmrl_envs.world_models import make_world_model
 from wmrl_envs.world_models.factory import check_spec
-from wmrl_envs.world_models.proxy import ProxyRunWorldModel, _power_law, _rows
+from wmrl_envs.world_models.proxy import MIN_GROWTH_FLOOR_S, ProxyRunWorldModel, _power_law, _rows
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper
 
 TASK = "titanic"  # the DSBench suite's: 981 train rows (id, sex, age, passengerClass, survived)
@@ -629,8 +629,9 @@ def test_min_growth_never_stops_a_program_that_grows_at_least_that_fast_and_fits
     on_proxy = base + above_full * (n / n_full) ** (k + faster)
     assert on_proxy <= cap + 1e-9
     too_much = (limit - base) * (1.0 + fill) + 1e-6  # does not fit
-    assert base + too_much * (n / n_full) ** k > cap
-    assert cap <= limit
+    if (limit - base) * (n / n_full) ** k > MIN_GROWTH_FLOOR_S:  # where the floor does not hold the cap up
+        assert base + too_much * (n / n_full) ** k > cap
+    assert base + min(MIN_GROWTH_FLOOR_S, limit - base) <= cap + 1e-9 and cap <= limit
 
 
 @pytest.mark.parametrize("min_growth", [0.5, 1.0])
@@ -649,7 +650,7 @@ def test_a_proxy_run_stopped_at_its_growth_cap_is_a_predicted_timeout_not_a_fail
     wm = model(tasks, run, min_growth=min_growth)
     pred = wm.predict(ctx, "while True: pass")
     proxy_rows, n_full = _rows(next(iter(wm._splits.values()))), _rows(tasks[TASK])
-    assert caps == [pytest.approx(1.0 + 19.0 * (proxy_rows / n_full) ** min_growth)]
+    assert caps == [pytest.approx(1.0 + max(MIN_GROWTH_FLOOR_S, 19.0 * (proxy_rows / n_full) ** min_growth))]
     assert pred.failed is None and pred.score == 0.0 and set(pred.checks) == {"limits"}
     assert "stopped early" in pred.checks["limits"].reason and f"rows^{min_growth:g}" in pred.checks["limits"].reason
     assert "failed on the proxy" not in pred.feedback

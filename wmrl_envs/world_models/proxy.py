@@ -81,6 +81,10 @@ _Point = tuple[int, dict[str, float]]  # a run of the program: (rows of its spli
 # that needs half the full-data limit on a fraction of the data is predicted to exceed it (its cost
 # does not shrink with more rows), and a program that never ends stops twice as soon.
 PROXY_TIME_SHARE = 0.5
+# With min_growth, a proxy run may always spend this much CPU above start-up (under time_share):
+# on a large task the growth cap falls to a fraction of a second (diamond-prices' 53,940 rows at 500:
+# 0.55 CPU-s of a 60 s limit), where a busy machine's noise alone stopped a 0.3 CPU-s program.
+MIN_GROWTH_FLOOR_S = 1.0
 # The proxy's held-out rows are public train rows: a program that memorised them (embedded rows an
 # earlier turn printed, looked up by their feature values) scores near-perfectly on the proxy and
 # pays nothing for real. A proxy score this close to perfect (as a share of the way from the sample
@@ -256,11 +260,13 @@ class ProxyRunWorldModel:
         """The CPU seconds a proxy run on ``rows`` of the task's ``n_full`` may spend: ``time_share``
         of the enforced CPU limit ``L``, and with ``min_growth = k > 0`` no more than where its CPU
         above the start-up's ``b``, grown as ``rows ** k``, reaches the limit (held against the wall
-        limit, as :meth:`_limits_check` holds it): ``min(share * L, b + (min(L, wall) - b) * (rows / n_full) ** k)``."""
+        limit, as :meth:`_limits_check` holds it), nor below ``b`` + :data:`MIN_GROWTH_FLOOR_S`:
+        ``min(share * L, b + max(floor, (min(L, wall) - b) * (rows / n_full) ** k))``."""
         cap = self.time_share * limits.cpu_s
         if self.min_growth > 0 and 0 < rows < n_full:
             base = _usage(self._startup(limits))["CPU-s"]
-            cap = min(cap, base + max(0.0, min(limits.cpu_s, limits.wall_s) - base) * (rows / n_full) ** self.min_growth)
+            grown = max(0.0, min(limits.cpu_s, limits.wall_s) - base) * (rows / n_full) ** self.min_growth
+            cap = min(cap, base + max(MIN_GROWTH_FLOOR_S, grown))
         return cap
 
     def _lookup_score(self, item: _Pending) -> float | None:
