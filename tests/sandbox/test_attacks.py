@@ -284,6 +284,8 @@ FORGED = {  # a program that ends the way a limit would end it, without reaching
     "self_sigxfsz": "import os, signal\nsignal.signal(signal.SIGXFSZ, signal.SIG_DFL)\nos.kill(os.getpid(), signal.SIGXFSZ)",
     "says_efbig": "import sys\nprint('OSError: [Errno 27] File too large', file=sys.stderr)\nsys.exit(1)",
     "self_sigkill": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+    # the third red team: a file *sized* at the limit holds no data (truncate), then one byte past it
+    "sparse_file_at_the_limit": "f = open('big', 'wb')\nf.truncate(64 << 20)\nf.seek(64 << 20)\nf.write(b'x')\nf.flush()",
 }
 
 

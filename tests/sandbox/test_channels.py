@@ -185,7 +185,8 @@ def test_kernel_side_resources_are_refused_or_bounded(ex_name, task):
 
 
 # What a run can learn of the page cache of the files it shares with other runs without timing
-# anything, and the host-wide counters it could read; MINCORE is the architecture's number.
+# anything, and the host-wide counters and allowances it could read or take from its neighbours
+# (the third red team's); MINCORE, IO_SETUP and MQ_OPEN are the architecture's numbers.
 PAGE_CACHE = r'''
 import ctypes, errno, json, mmap, os
 libc = ctypes.CDLL(None, use_errno=True)
@@ -209,7 +210,11 @@ for name, flags in (("preadv2_nowait", os.RWF_NOWAIT), ("preadv2", 0)):
         out[name] = errno.errorcode[e.errno]
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # raises where the kernel refuses
 out["fadvise"] = "ok"
-for path in ("/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/aio-nr", "/proc/sys/kernel/pty/nr"):
+ctx = ctypes.c_ulong(0)
+call("io_setup", IO_SETUP, 1, ctypes.byref(ctx))
+call("mq_open", MQ_OPEN, b"q", os.O_CREAT | os.O_RDWR, 0o600, None)
+for path in ("/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/aio-nr", "/proc/sys/kernel/pty/nr",
+             "/proc/keys", "/proc/key-users", "/proc/sys/kernel/random/boot_id", "/proc/cmdline"):
     try:
         open(path).read()
         out[path] = "read"
@@ -243,7 +248,9 @@ def test_the_page_cache_and_host_counters_carry_nothing_between_runs(ex_name, ta
     """The second red team's probes: which pages of a shared file are cached (``mincore``,
     ``cachestat``, ``preadv2(RWF_NOWAIT)``) is refused, ``posix_fadvise(DONTNEED)`` returns 0 and
     evicts nothing (the host still holds the shared file's pages after the run), and the host-wide
-    counters under ``/proc/sys/fs`` and ``/proc/sys/kernel/pty`` are not there; reading still works."""
+    counters under ``/proc/sys/fs`` and ``/proc/sys/kernel/pty`` are not there; reading still works.
+    The third's: ``io_setup`` (the host's aio slots) and ``mq_open`` (the user's queue bytes) are
+    refused, and ``/proc/keys`` (every run's keyrings) cannot be read."""
     import platform
 
     bwrap_or_skip()
@@ -260,7 +267,11 @@ def test_the_page_cache_and_host_counters_carry_nothing_between_runs(ex_name, ta
         pytest.skip(f"DONTNEED evicts nothing on this file system ({public}): nothing to test")
     before = _cached_pages(shared)
     assert before > 0
-    code = PAGE_CACHE.replace("MINCORE", str({"x86_64": 27, "aarch64": 232}[platform.machine()]))
+    numbers = {"x86_64": {"MINCORE": 27, "IO_SETUP": 206, "MQ_OPEN": 240},
+               "aarch64": {"MINCORE": 232, "IO_SETUP": 0, "MQ_OPEN": 180}}[platform.machine()]
+    code = PAGE_CACHE
+    for name, nr in numbers.items():
+        code = code.replace(name, str(nr))
     r = make_executor(ex_name, limits=WINDOW).run(Job(code=code, data_dir=public, limits=WINDOW))
     assert r.exit_code == 0, r.stderr[-2000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
@@ -268,4 +279,7 @@ def test_the_page_cache_and_host_counters_carry_nothing_between_runs(ex_name, ta
     assert (out["mincore"], out["cachestat"], out["preadv2_nowait"]) == refused, out
     assert out["preadv2"] == 64 and out["fadvise"] == "ok", out
     assert _cached_pages(shared) == before  # DONTNEED did nothing
-    assert {out[p] for p in out if p.startswith("/proc")} == {"ENOENT"}, out
+    assert {out[p] for p in out if p.startswith(("/proc/sys/fs", "/proc/sys/kernel/pty"))} == {"ENOENT"}, out
+    assert {out[p] for p in ("/proc/keys", "/proc/key-users", "/proc/sys/kernel/random/boot_id", "/proc/cmdline")
+            } == {"EACCES"}, out  # every run's keyrings; the host's fingerprint
+    assert out["io_setup"] == out["mq_open"] == "EPERM", out  # allowances shared with the host or the user

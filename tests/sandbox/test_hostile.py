@@ -250,6 +250,7 @@ def test_keyrings(box: Box) -> None:
     e.check(a and b, f"the program did not report: {summary(first)} / {summary(second)}")
     for call in ("add_key_session", "add_key_user", "request_key", "keyctl"):
         e.check(a.get(call) in DENIED, f"{call} was not denied: {a.get(call)}")
+    e.check(a.get("proc_keys") == "EACCES", f"/proc/keys was readable: {a.get('proc_keys')}")
     e.check(not a.get("seen"), f"the first run saw keys: {a.get('seen')}")
     e.check(not b.get("seen"), f"the second run saw keys the first left: {b.get('seen')}")
     host = [line for line in Path("/proc/keys").read_text().splitlines() if box.token in line]

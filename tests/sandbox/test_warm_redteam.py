@@ -416,8 +416,10 @@ def test_state_checker_sees_mutations_of_its_own_process(executors, task):
     )
     res = ok(run(executors, "warm", code, task.public))
     unseen = set(before) - set(_state_diff(before, res["state"]))
-    # tcp_*: the mutator cannot plant a TCP listener at all (only AF_UNIX sockets exist, seccomp.py).
-    assert unseen <= {"print_is_builtin", "alarm_pending", "itimer", "int_256", "tcp_127", "tcp_listen"}, unseen
+    # tcp_*: the mutator cannot plant a TCP listener at all (only AF_UNIX sockets exist, seccomp.py),
+    # nor a POSIX message queue (mq_open is refused)
+    assert unseen <= {"print_is_builtin", "alarm_pending", "itimer", "int_256", "tcp_127", "tcp_listen",
+                      "mq_open"}, unseen
     assert res["leaks"]["memory"]["token"] > 0 and res["leaks"]["memory"]["control"] == 0
 
 

@@ -39,6 +39,10 @@ _ETC = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
 # concurrent run opens, pty/nr by its terminals, aio-nr by its contexts): hidden under empty
 # read-only folders. No library reads them.
 HOST_COUNTERS = ("/proc/sys/fs", "/proc/sys/kernel/pty")
+# Unreadable (the host's /dev/null bound over them; the sandbox's /dev is its own): the sandbox
+# user's keyrings, every run's (a warm run's session keyring counts its processes), and the host's
+# fingerprint (its boot id and kernel command line).
+HOST_FILES = ("/proc/keys", "/proc/key-users", "/proc/sys/kernel/random/boot_id", "/proc/cmdline")
 
 
 def bwrap_path() -> str | None:
@@ -101,6 +105,8 @@ def bwrap_args(
     a += ["--proc", "/proc", "--dev", "/dev"]
     for d in HOST_COUNTERS:
         a += ["--tmpfs", d, "--remount-ro", d]
+    for f in HOST_FILES:
+        a += ["--ro-bind", "/dev/null", f]
     a += ["--bind", str(rundir.tmp), "/tmp", "--bind", str(rundir.shm), "/dev/shm"]
     a += ["--remount-ro", "/dev"]  # its own tmpfs has no size; /dev/shm and the device nodes stay writable
     for src, dest in binds:

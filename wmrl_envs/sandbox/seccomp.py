@@ -83,6 +83,9 @@ DENIED = (
     "sethostname", "setdomainname", "fanotify_init", "nfsservctl", "_sysctl", "ustat", "sysfs",
     # watches on inodes other runs share: a channel between concurrent runs
     "inotify_init", "inotify_init1", "inotify_add_watch",
+    # allowances of the host (aio-nr against aio-max-nr) or of the sandbox user (RLIMIT_MSGQUEUE)
+    # that a run can take from its neighbours, and whose remainder they can count: a channel
+    "io_setup", "mq_open",
 )  # fmt: skip
 
 CLONE_NEWUSER = 0x10000000
@@ -112,8 +115,8 @@ _X86_64 = {
     "setdomainname": 171, "fanotify_init": 300, "nfsservctl": 180, "_sysctl": 156, "ustat": 136,
     "sysfs": 139, "clone": 56, "clone3": 435, "unshare": 272, "personality": 135, "ioctl": 16,
     "inotify_init": 253, "inotify_init1": 294, "inotify_add_watch": 254, "flock": 73, "fcntl": 72,
-    "socket": 41, "socketpair": 53, "mincore": 27, "cachestat": 451, "fadvise64": 221, "preadv2": 327,
-    "pwritev2": 328,
+    "socket": 41, "socketpair": 53, "io_setup": 206, "mq_open": 240, "mincore": 27, "cachestat": 451,
+    "fadvise64": 221, "preadv2": 327, "pwritev2": 328,
 }  # fmt: skip
 _AARCH64 = {
     "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
@@ -128,8 +131,8 @@ _AARCH64 = {
     "clock_adjtime": 266, "adjtimex": 171, "sethostname": 161, "setdomainname": 162,
     "fanotify_init": 262, "nfsservctl": 42, "clone": 220, "clone3": 435, "unshare": 97,
     "personality": 92, "ioctl": 29, "inotify_init1": 26, "inotify_add_watch": 27, "flock": 32,
-    "fcntl": 25, "socket": 198, "socketpair": 199, "mincore": 232, "cachestat": 451, "fadvise64": 223,
-    "preadv2": 286, "pwritev2": 287,
+    "fcntl": 25, "socket": 198, "socketpair": 199, "io_setup": 0, "mq_open": 180, "mincore": 232,
+    "cachestat": 451, "fadvise64": 223, "preadv2": 286, "pwritev2": 287,
 }  # fmt: skip
 ARCHES = {
     "x86_64": (0xC000003E, 0x40000000, _X86_64),

@@ -126,7 +126,8 @@ class RunDir:
         return self.limit_bytes is not None and self.usage_bytes() >= self.limit_bytes - MiB
 
     def largest_file(self) -> int:
-        """The size of the largest regular file the program left in its workspace, /tmp or /dev/shm."""
+        """The bytes the largest regular file the program left in its workspace, /tmp or /dev/shm
+        holds: what it wrote, not its size (a file truncated to any size holds nothing)."""
         largest = 0
         for top, _, files in os.walk(self.fs):
             for name in files:
@@ -135,7 +136,7 @@ class RunDir:
                 except OSError:
                     continue
                 if stat.S_ISREG(st.st_mode):
-                    largest = max(largest, st.st_size)
+                    largest = max(largest, min(st.st_size, st.st_blocks * 512))
         return largest
 
     def collect(self, names: tuple[str, ...], max_bytes: int) -> tuple[dict[str, bytes], dict[str, str]]:
