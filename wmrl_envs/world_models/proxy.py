@@ -290,7 +290,8 @@ class ProxyRunWorldModel:
             return Prediction.failure(f"the sandbox failed on the proxy run: {result.error}", cost)
         runs = Verdict(1.0 if result.ok else 0.0, _run_line(result, _proxy_limits(item.limits, item.cap)))
         if result.cpu_limit_hit:  # stopped at the proxy's cap: a prediction of the limits, not a failure it saw
-            return _scored(0.0, {"limits": self._stopped(item, _rows(item.proxy), item.cap)}, "stopped early", cost)
+            return _scored(0.0, {"limits": self._stopped(item, _rows(item.proxy), item.cap, item.cap)}, "stopped early",
+                           cost)
         if not result.ok:
             return _scored(0.0, {"runs": runs}, f"the program failed on the proxy split: {runs.reason}", cost)
         try:  # the score the env pays on: blank predictions pay no more than the sample's values (mle/blanks.py)
@@ -354,8 +355,9 @@ class ProxyRunWorldModel:
         caps = {"CPU-s": min(limits.cpu_s, limits.wall_s), "MB": float(limits.memory_mb)}
         base, used = _usage(self._startup(limits)), _usage(result)
         n_full, n_proxy = _rows(item.task), max(1, _rows(item.proxy))
-        if used["CPU-s"] >= item.cap:
-            return self._stopped(item, n_proxy, used["CPU-s"]), 0.0
+        judged = min(item.cap, self.time_share * caps["CPU-s"])  # time_share holds against the wall limit too
+        if used["CPU-s"] >= judged:
+            return self._stopped(item, n_proxy, used["CPU-s"], judged), 0.0
         points: list[_Point] = [(n_proxy, used)]
         spent = 0.0
         if any(_grown(used[r], base[r], (n_full / n_proxy) ** 3) > caps[r] for r in used):
@@ -380,14 +382,14 @@ class ProxyRunWorldModel:
             return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows): {text}"), spent
         return Verdict(1.0, f"predicted on the full data ({n_full} rows): {text}"), spent
 
-    def _stopped(self, item: _Pending, rows: int, cpu_s: float) -> Verdict:
-        """The verdict on a proxy run that spent ``cpu_s`` of its cap on ``rows``: the limits exceeded."""
-        n_full, limit = _rows(item.task), item.limits.cpu_s
-        if item.cap >= self.time_share * limit:
-            rule = f"the {item.cap:g} a proxy run may spend ({self.time_share:g} of the {limit:g} CPU-s limit)"
+    def _stopped(self, item: _Pending, rows: int, cpu_s: float, cap: float) -> Verdict:
+        """The verdict on a proxy run that spent ``cpu_s`` of ``cap`` on ``rows``: the limits exceeded."""
+        n_full, limit = _rows(item.task), min(item.limits.cpu_s, item.limits.wall_s)
+        if cap >= self.time_share * limit:  # time_share's cap, of the CPU limit (the run's) or the wall limit
+            rule = f"the {cap:g} a proxy run may spend ({self.time_share:g} of the {cap / self.time_share:g} CPU-s limit)"
         else:
-            rule = (f"the {item.cap:.2f} a proxy run may spend (where CPU growing at least as rows^{self.min_growth:g} "
-                    f"reaches the {min(limit, item.limits.wall_s):g} CPU-s limit on {n_full} rows)")
+            rule = (f"the {cap:.2f} a proxy run may spend (where CPU growing at least as rows^{self.min_growth:g} "
+                    f"reaches the {limit:g} CPU-s limit on {n_full} rows)")
         return Verdict(0.0, f"predicted to exceed the limits on the full data ({n_full} rows), stopped early: "
                             f"{cpu_s:.1f} CPU-s on {rows} rows already, of {rule}")
 
