@@ -18,7 +18,8 @@ import pytest
 from gymnasium import spaces
 
 from wmrl_envs.mixing import OnlineDebiaser
-from wmrl_envs.mixing.state import MixingState, PairLog
+from wmrl_envs.mixing.state import MixingState
+from wmrl_envs.mixing.store import PairLog
 from wmrl_envs.wrappers import MixedRewardWrapper
 
 ROOT = Path(__file__).resolve().parent.parent

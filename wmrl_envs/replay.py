@@ -38,6 +38,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from wmrl_envs.jsonl import append_shared, complete_lines
 from wmrl_envs.mle.build import cache_dir
 
 log = logging.getLogger(__name__)
@@ -70,11 +71,8 @@ class OutcomeStore:
         if self.path is None or not self.path.exists():
             return
         with open(self.path, "rb") as f:
-            f.seek(self._offset)
-            for line in f:
-                if not line.endswith(b"\n"):
-                    break
-                self._offset += len(line)
+            lines, self._offset = complete_lines(f, self._offset)
+            for line in lines:
                 self._lines += 1
                 try:
                     rec = json.loads(line)
@@ -110,7 +108,6 @@ class OutcomeStore:
             self._running.pop(key).set()
 
     def put(self, key: str, outcome: dict) -> None:
-        line = (json.dumps({"key": key, "outcome": outcome}) + "\n").encode()
         with self._lock:
             self._data[key] = outcome
             if self.path is None:
@@ -119,11 +116,7 @@ class OutcomeStore:
             with open(self.path, "a+b") as f:
                 fcntl.flock(f, fcntl.LOCK_EX)
                 try:
-                    end = f.seek(0, os.SEEK_END)
-                    if end and (f.seek(end - 1), f.read(1))[1] != b"\n":  # a writer killed mid-line: close it off
-                        line = b"\n" + line
-                    f.write(line)
-                    f.flush()
+                    append_shared(f, {"key": key, "outcome": outcome})
                 finally:
                     fcntl.flock(f, fcntl.LOCK_UN)
 

@@ -42,4 +42,4 @@ def test_a_finished_run_is_taken_over_and_not_counted_twice(tmp_path, monkeypatc
     assert state.counts["episodes"] == 6
     play(state, "x", 1)
     saved = json.loads(path.read_text())
-    assert list(saved["writers"]) == [state.writer] and saved["counts"]["episodes"] == 8
+    assert list(saved["writers"]) == [state.store.writer] and saved["counts"]["episodes"] == 8

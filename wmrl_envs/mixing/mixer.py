@@ -162,10 +162,8 @@ class RewardMixer:
             D_W=weights.residual_wm,
             w_floored=weights.floored,
             anchor_rate=self.sampler.rate,
-            monitor=self.monitor.report(),
+            **st.guard.report(),
         )
-        if self.shrinkage is not None:
-            stats["overrated_bands"] = st.overrated_bands()
         return MixResult(rewards, advantages, debiased, is_anchor, weights, stats)
 
     def _diagnostics(self, s: np.ndarray, y: np.ndarray) -> dict:

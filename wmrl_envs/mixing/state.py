@@ -33,9 +33,9 @@ One state serves many env copies and many processes:
   copy and every process decides the same without talking (``"quota"`` realizes the rate exactly
   within one process). With ``adaptive=True`` the rate is the controller's when the key first
   arrives (``mixing/controller.py``), fed by the exploitation monitor (``mixing/monitor.py``).
-- **Anchor pairs** go to an append-only log beside ``state_path`` (``<state_path>.pairs.jsonl``),
-  one JSON line per pair, appended under an exclusive ``flock``. Every process reads the log in
-  file order, so all of them fit the same map on the same pairs. A pair is named by what makes its
+- **Anchor pairs** go to an append-only log beside ``state_path`` that every process reads in file
+  order, so all of them fit the same map on the same pairs (``mixing/store.py``: the pair log, the
+  snapshot and the counts of many writers). A pair is named by what makes its
   episode unique: its group key, the episode's identity within the group (the wrappers' reset seed,
   or the reset observation without one, and a hash of every action: the completions of one TRL
   prompt share its seed but not their programs) and how many earlier episodes of this process had
@@ -55,28 +55,16 @@ One state serves many env copies and many processes:
   called directly with ``episode=None``) a pair is named by its index among the group's anchor
   episodes in this process, so a replay adds nothing only when it restarts the group. Copies in one
   process that share a ``state_path`` share one state (:meth:`MixingState.shared`).
-- **Counts across processes**: the snapshot's ``counts`` are the sums over every process that
-  writes it, and ``writers`` holds each one's own (merged under an ``flock`` on
-  ``<state_path>.lock`` at every write), so ``counts["anchor_pairs"]`` equals the pair log's lines
-  and ``counts["episodes"]`` the finished episodes of all workers. A process is named by its
-  ``RANK`` (torch.distributed, accelerate) or else by host and pid. On loading, a process takes
-  back its own entry (same ``RANK``); for a process without a rank, a snapshot of one writer that
-  is not a live process here is a resumed run and is taken over; otherwise (a second worker joining, several processes
-  restarted without ranks) the process starts its own counts at zero beside the others'.
-  Everything else in the snapshot (anchor decisions, open groups, weights) is its last writer's.
-- **Groups** complete when a new group key begins, or, for a key begun with ``group_size``
-  (``MixedRewardWrapper(group_size=G)``), when its G-th episode ends: copies of one process
-  that interleave their episodes then never cut each other's groups short.
+- **Counts across processes**: the snapshot's ``counts`` sum over every process that writes it
+  (``mixing/store.py``), so ``counts["anchor_pairs"]`` equals the pair log's lines.
+- **Groups** complete when a trainer's batch ends, when a new group key begins without a trainer,
+  or at the G-th episode of a key begun with ``group_size`` (``mixing/groups.py``): copies of one
+  process that interleave their episodes then never cut each other's groups short.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
-import logging
 import os
-import socket
-import tempfile
 import threading
 import weakref
 from collections.abc import Sequence
@@ -87,76 +75,12 @@ import numpy as np
 
 from ._validate import Floats
 from .anchors import AnchorSampler
-from .config import MixingConfig, saved_config
+from .config import MixingConfig
 from .debias import OnlineDebiaser
 from .denoise import InverseVarianceWeights, Weights, weighted_advantages
-from .guard import build_guard
-
-log = logging.getLogger(__name__)
-
-
-PairRecord = tuple[str, float, float, "str | None"]
-"""An anchor pair as the log holds it: ``(id, s, y, task)``."""
-
-
-class PairLog:
-    """Anchor pairs ``(id, s, y)`` that any number of processes append to one file, each id once."""
-
-    def __init__(self, path: str | os.PathLike) -> None:
-        self.path = Path(path)
-        self.offset = 0
-        self.ids: set[str] = set()
-        self.appended = False  # whether the last sync appended its pair
-
-    def sync(self, pair: PairRecord | None = None) -> list[PairRecord]:
-        """Read the pairs other writers added since the last call, then append ``pair`` unless its
-        id is already there; return every new ``(id, s, y, task)`` in file order (``pair``'s last)."""
-        self.appended = False
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a+b") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                new = self._read(f)
-                if pair is not None and pair[0] not in self.ids:
-                    new.append(self._append(f, *pair))
-                    self.appended = True
-                return new
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
-
-    def _read(self, f) -> list[PairRecord]:
-        f.seek(self.offset)
-        data = f.read()
-        complete = data[: data.rfind(b"\n") + 1]  # a writer killed mid-line leaves a partial line
-        self.offset += len(complete)
-        out = []
-        for line in complete.splitlines():
-            try:
-                rec = json.loads(line)
-                pid, s, y = str(rec["id"]), float(rec["s"]), float(rec["y"])
-                task = None if rec.get("task") is None else str(rec["task"])
-            except (ValueError, KeyError, TypeError):
-                log.warning("mixing: skipped a damaged line in %s", self.path)
-                continue
-            if pid not in self.ids:
-                self.ids.add(pid)
-                out.append((pid, s, y, task))
-        return out
-
-    def _append(self, f, pair_id: str, s: float, y: float, task: str | None) -> PairRecord:
-        f.seek(0, os.SEEK_END)
-        end = f.tell()
-        prefix = b""
-        if end > self.offset:  # a partial line left by a killed writer: close it off
-            prefix = b"\n"
-        record = {"id": pair_id, "s": s, "y": y, **({} if task is None else {"task": task})}
-        line = prefix + json.dumps(record).encode() + b"\n"
-        f.write(line)
-        f.flush()
-        os.fsync(f.fileno())
-        self.offset = end + len(line)
-        self.ids.add(pair_id)
-        return pair_id, s, y, task
+from .groups import Member, OpenGroups
+from .guard import Guard
+from .store import PairRecord, Snapshot, zero_counts
 
 
 class _Pair(NamedTuple):
@@ -167,14 +91,6 @@ class _Pair(NamedTuple):
     y: float
     task: str | None  # the episode's task (per-task calibration)
     own: bool  # appended by this process (it feeds this process's monitor)
-
-
-class _Member(NamedTuple):
-    """One finished episode of an open group."""
-
-    reward: float
-    residual: float | None  # real - f(wm score), f before the pair; None without a pair
-    calibrated: bool  # whether f was an active map
 
 
 _shared: weakref.WeakValueDictionary[str, MixingState] = weakref.WeakValueDictionary()
@@ -201,67 +117,29 @@ class MixingState:
         self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
         self.debiaser = OnlineDebiaser(c.window, c.min_pairs, task_prior=c.task_prior if c.calibration == "per-task" else None)
         self.weighter = InverseVarianceWeights(c.ema, c.weighting)
-        self.monitor, self.controller, self.shrinkage = build_guard(c)
-        self._overrated: tuple[int, dict] = (-1, {})  # (monitor pairs when computed, overrated bands)
+        self.guard = Guard(c)
+        self.monitor, self.controller, self.shrinkage = self.guard.monitor, self.guard.controller, self.guard.shrinkage
         self.debias = c.debias
-        self.state_path = None if state_path is None else Path(state_path)
-        self.pairs = None if self.state_path is None else PairLog(f"{self.state_path}.pairs.jsonl")
+        self.store = None if state_path is None else Snapshot(state_path)
         self.anchor_of: dict[str, bool] = {}
-        self.open_groups: dict[str, list[_Member]] = {}
+        self.groups = OpenGroups()
         self.repeats: dict[str, int] = {}  # pairs named so far per (group, episode identity), this process
-        self.group_sizes: dict[str, int] = {}  # open groups that complete at their G-th episode
         self.weights: Weights | None = None  # the last weights computed: those applied (module docstring)
         self.claimed = False  # a trainer asks for advantages: only its batches move the weights and the map
         self.pending: list[_Pair] = []  # anchor pairs not yet in the map (module docstring, "When the map moves")
-        self.counts = _zero_counts()
-        self.writer = _writer_id()
-        self.replaces: str | None = None  # the finished writer whose counts this process took over
+        self.counts = zero_counts()
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
         self.lock = threading.RLock()
         waiting: dict[str, bool] = {}  # the snapshot's pairs not yet in its map: id -> own
-        if self.state_path is not None and self.state_path.exists():
-            snapshot = self._read_snapshot(self.state_path)
+        if self.store is not None and (snapshot := self.store.load(self.config)) is not None:
             self.load_state_dict(snapshot, with_pairs=False)
-            self.counts = self._own_counts(snapshot)
+            self.counts = self.store.own_counts(snapshot)
             waiting = {p.id: p.own for p in map(_pending, snapshot.get("pending") or [])}
         self._ingest()
         kept = [p._replace(own=waiting[p.id]) for p in self.pending if p.id in waiting]
         self.pending = [p for p in self.pending if p.id not in waiting]
         self.commit()  # the log's pairs that the snapshot's map held
         self.pending = kept
-
-    def _own_counts(self, snapshot: dict) -> dict:
-        """This process's counts in a loaded snapshot (module docstring, "Counts across processes")."""
-        writers = snapshot.get("writers")
-        if writers is None:  # written before counts were merged: one writer's
-            return {**_zero_counts(), **snapshot["counts"]}
-        if self.writer in writers:
-            return {**_zero_counts(), **writers[self.writer]}
-        ranked = self.writer.startswith("rank")  # another rank's entry is never this process's
-        if len(writers) == 1 and not ranked and not _alive(next(iter(writers))):
-            self.replaces = next(iter(writers))  # its entry becomes this process's
-            return {**_zero_counts(), **writers[self.replaces]}
-        return _zero_counts()
-
-    def _read_snapshot(self, path: Path) -> dict:
-        """The snapshot at ``path`` (``state_path``); a corrupt one, or one another configuration wrote,
-        is a ``ValueError`` naming the path and the reason (a run never silently starts over)."""
-        try:
-            state = json.loads(path.read_text())
-            if not isinstance(state, dict) or "sampler" not in state:
-                raise ValueError("it is not a mixing-state snapshot")
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            raise ValueError(f"cannot resume from the mixing state {path}: {e}; "
-                             "move it away to start a new run") from None
-        saved = state.get("config")
-        if saved is not None:
-            saved = saved_config(saved)  # a name since deprecated is the same setting
-            mine = self.config.to_dict()
-            diff = [f"{k}={saved[k]!r} (this run: {mine[k]!r})" for k in mine if k in saved and saved[k] != mine[k]]
-            if diff:
-                raise ValueError(f"the mixing state {path} was written by another configuration: {', '.join(diff)}; "
-                                 "use the same MixingConfig or another state_path")
-        return state
 
     @classmethod
     def shared(cls, state_path: str | os.PathLike, config: MixingConfig | None = None, **overrides) -> MixingState:
@@ -340,8 +218,7 @@ class MixingState:
         what the whole batch showed, whichever of its episodes finished first (module docstring).
         :meth:`advantages` calls it; a trainer that asks for none (``EnvReward``) calls it itself."""
         with self.lock:
-            self._adapt(self._fold(self.open_groups))
-            self.open_groups = {}
+            self._adapt(self._fold(self.groups.pop_all()))
             self.commit()
             self.save()
 
@@ -354,10 +231,10 @@ class MixingState:
         decides a new key's anchor status instead of the sampler (the batch API: its caller chose)."""
         with self.lock:
             if group_size is not None:
-                self.group_sizes[key] = int(group_size)
+                self.groups.expect(key, group_size)
             if key not in self.anchor_of:
                 if not self.claimed:  # a trainer's groups complete at the end of its batch (end_batch)
-                    self._adapt(self._close_groups(keep=key))
+                    self._adapt(self._fold(self.groups.close_all_but(key)))
                 self.save()
                 if anchor is not None:
                     self.anchor_of[key] = bool(anchor)
@@ -372,22 +249,11 @@ class MixingState:
 
     def _adapt(self, completed: int) -> None:
         """Let the controller (if adaptive) move the anchor rate after ``completed`` groups."""
-        if self.controller is not None and completed:
-            self.sampler.rate = self.controller.groups_completed(completed, self.monitor.report())
+        self.sampler.rate = self.guard.rate_after(completed, self.sampler.rate)
 
-    def _close_groups(self, keep: str) -> int:
-        """A new group started: the open ones are complete, fold them into the weight estimate;
-        return how many completed."""
-        waiting = {k for k, m in self.open_groups.items() if k == keep or len(m) < self.group_sizes.get(k, 0)}
-        done = {k: m for k, m in self.open_groups.items() if k not in waiting}
-        self.open_groups = {k: m for k, m in self.open_groups.items() if k in waiting}
-        return self._fold(done)
-
-    def _fold(self, done: dict[str, list[_Member]]) -> int:
+    def _fold(self, done: dict[str, list[Member]]) -> int:
         """Complete groups ``done``: counted; their rewards and residuals update the weights unless
         a trainer claimed them (it asks for its batches' advantages instead)."""
-        for k in done:
-            self.group_sizes.pop(k, None)
         self.counts["groups_completed"] = self.counts.get("groups_completed", 0) + len(done)
         if self.claimed or not any(len(m) > 1 for m in done.values()):
             return len(done)
@@ -405,14 +271,15 @@ class MixingState:
     def _ingest(self, pair: PairRecord | None = None) -> bool:
         """Read other processes' pairs and add ``pair``, all to :attr:`pending` (the map takes them
         at the next :meth:`commit`); whether ``pair`` was new (not a replay's)."""
-        if self.pairs is None:
+        if self.store is None:
             if pair is not None:
                 self.pending.append(_Pair(*pair, own=True))
             return pair is not None
-        new = self.pairs.sync(pair)
-        mine = pair[0] if pair is not None and self.pairs.appended else None
+        log = self.store.pairs
+        new = log.sync(pair)
+        mine = pair[0] if pair is not None and log.appended else None
         self.pending += [_Pair(*p, own=p[0] == mine) for p in new]
-        return self.pairs.appended
+        return log.appended
 
     def commit(self) -> None:
         """Fold the pending anchor pairs into the debiasing map, and this process's into the
@@ -439,18 +306,14 @@ class MixingState:
             if not self.claimed:
                 self.commit()
             f = self._debiased(s, task)
-            return f if self.shrinkage is None else self.shrinkage.adjust(f, self.overrated_bands())
+            return self.guard.shrink(f)
 
     def _debiased(self, s: float, task: str | None = None) -> float:
         return float(self.debiaser.transform([s], task)[0]) if self.debias else float(s)
 
     def overrated_bands(self) -> dict[int, dict]:
-        """The score bands recent anchors show overrated (recomputed when a pair arrives)."""
-        if self.shrinkage is None:
-            return {}
-        if self._overrated[0] != self.monitor.n_pairs:
-            self._overrated = (self.monitor.n_pairs, self.shrinkage.overrated(self.monitor.recent))
-        return self._overrated[1]
+        """The score bands recent anchors show overrated (``mixing/guard.py``)."""
+        return self.guard.overrated_bands()
 
     def end_episode(
         self, key: str, reward: float, wm_score: float | None, real: float | None, episode: str | None = None,
@@ -476,10 +339,9 @@ class MixingState:
                     self.counts["anchor_pairs"] = self.counts.get("anchor_pairs", 0) + 1
                 if not self.claimed:
                     self.commit()
-            members = self.open_groups.setdefault(key, [])
-            members.append(_Member(float(reward), residual, calibrated))
-            if len(members) >= self.group_sizes.get(key, len(members) + 1):  # a sized group is full
-                self._adapt(self._fold({key: self.open_groups.pop(key)}))
+            full = self.groups.add(key, Member(float(reward), residual, calibrated))
+            if full:
+                self._adapt(self._fold(full))
             self.save()  # every finished episode: a restart resumes after it, not at an older cut
             return residual
 
@@ -519,8 +381,7 @@ class MixingState:
                 "calib_reason": self.debiaser.reason if self.debias else "off (no-debiasing ablation)",
                 **({} if w is None else {"w_A": w.w_anchor, "w_W": w.w_wm, "v_A": w.v_anchor, "v_W": w.v_wm,
                                          "D_W": w.residual_wm, "w_floored": w.floored}),
-                "monitor": self.monitor.report(),
-                **({} if self.shrinkage is None else {"overrated_bands": self.overrated_bands()}),
+                **self.guard.report(),
             }
 
     def monitor_summary(self) -> dict:
@@ -538,12 +399,10 @@ class MixingState:
                 "anchor_of": dict(self.anchor_of),
                 "counts": dict(self.counts),
                 "return_range": self.return_range,
-                "open_groups": {k: [list(m) for m in ms] for k, ms in self.open_groups.items()},
-                "group_sizes": {k: g for k, g in self.group_sizes.items() if k in self.open_groups},
+                **self.groups.state_dict(),
                 "weights": None if self.weights is None else self.weights.to_dict(),
                 "pending": [list(p) for p in self.pending],
-                "monitor": self.monitor.state_dict(),
-                "controller": None if self.controller is None else self.controller.state_dict(),
+                **self.guard.state_dict(),
             }
 
     def load_state_dict(self, state: dict, with_pairs: bool | None = None) -> None:
@@ -554,85 +413,25 @@ class MixingState:
         with self.lock:
             self.repeats = {}
             self.sampler.load_state_dict(state["sampler"])
-            if with_pairs or (with_pairs is None and self.pairs is None):
+            if with_pairs or (with_pairs is None and self.store is None):
                 self.debiaser.load_state_dict(state["debiaser"])
                 self.pending = [_pending(p) for p in state.get("pending") or []]
             self.weighter.load_state_dict(state["weighter"])
             self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
-            self.counts = {**_zero_counts(), **state["counts"]}
+            self.counts = {**zero_counts(), **state["counts"]}
             self.return_range = state.get("return_range")
-            self.open_groups = {k: [_Member(*m) for m in ms] for k, ms in state.get("open_groups", {}).items()}
-            self.group_sizes = {k: int(g) for k, g in (state.get("group_sizes") or {}).items()}
+            self.groups.load_state_dict(state)
             self.weights = None if state.get("weights") is None else Weights(**state["weights"])
-            if state.get("monitor") is not None:
-                self.monitor.load_state_dict(state["monitor"])
-            if self.controller is not None and state.get("controller") is not None:
-                self.controller.load_state_dict(state["controller"])
+            self.guard.load_state_dict(state)
 
     def save(self) -> None:
-        """Write the snapshot to ``state_path`` atomically (a crash leaves the old or the new file),
-        its ``counts`` summed over the processes that write it (module docstring). The pair log
-        holds the pairs, so the snapshot leaves the debiaser's out: a small write."""
-        if self.state_path is None:
-            return
-        self.state_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(f"{self.state_path}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                on_disk = self._writers_on_disk(self.state_path)
-                if self.replaces is not None:
-                    on_disk.pop(self.replaces, None)
-                writers = {**on_disk, self.writer: dict(self.counts)}
-                total: dict[str, int] = {}
-                for counts in writers.values():
-                    for k, v in counts.items():
-                        total[k] = total.get(k, 0) + v
-                fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, prefix=".mixstate-")
-                with os.fdopen(fd, "w") as f:
-                    json.dump({**self.state_dict(), "debiaser": None, "counts": total, "writers": writers}, f)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, self.state_path)
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
-
-    def _writers_on_disk(self, path: Path) -> dict[str, dict]:
-        """The per-process counts the snapshot at ``path`` holds (none if it is missing or unreadable)."""
-        try:
-            writers = json.loads(path.read_text()).get("writers")
-        except (OSError, ValueError, AttributeError):
-            return {}
-        return writers if isinstance(writers, dict) else {}
+        """Write the snapshot (``mixing/store.py``: atomic, counts summed over the processes that
+        write it); nothing without a ``state_path``."""
+        if self.store is not None:
+            self.store.save(self.state_dict(), self.counts)
 
 
 def _pending(saved: list) -> _Pair:
     """A pending pair of a snapshot: ``[id, s, y, task, own]``."""
     i, s, y, task, own = saved
     return _Pair(str(i), float(s), float(y), None if task is None else str(task), bool(own))
-
-
-def _zero_counts() -> dict[str, int]:
-    return {"episodes": 0, "anchor_episodes": 0, "real_steps": 0, "predicted_steps": 0, "anchor_pairs": 0,
-            "groups_completed": 0}
-
-
-def _writer_id() -> str:
-    """This process's name in the snapshot's ``writers``: its ``RANK``, else host and pid."""
-    rank = os.environ.get("RANK")
-    return f"rank{rank}" if rank is not None else f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _alive(writer: str) -> bool:
-    """Whether ``writer`` names a process running on this host now (a rank: unknown, so no)."""
-    host, _, pid = writer.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    if int(pid) == os.getpid():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

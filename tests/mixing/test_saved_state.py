@@ -1,0 +1,28 @@
+"""State written by wmrl 0.2.0 resumes exactly: a mixing snapshot and pair log that 0.2.0 wrote
+halfway through a run (``state_v02.py`` made them, at commit 5d27691) are resumed by the current
+code, which must pay, weight and count the second half as 0.2.0 did when it played on."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from state_v02 import CONFIG, CUT, GROUPS, play, stats
+
+from wmrl_envs.mixing.state import MixingState
+
+DATA = Path(__file__).parent / "data" / "state_v02"
+
+
+@pytest.mark.parametrize("run", ["trainer", "groupless"])
+def test_a_run_saved_by_0_2_resumes_with_the_same_rewards_weights_and_counts(tmp_path, monkeypatch, run):
+    monkeypatch.delenv("RANK", raising=False)
+    shutil.copytree(DATA / run, tmp_path / run)
+    expected = json.loads((tmp_path / run / "expected.json").read_text())
+    state = MixingState(state_path=tmp_path / run / "mixing.json", **CONFIG)
+    if run == "trainer":
+        state.claim_weights()
+    assert state.counts["episodes"] == CUT * 4  # the finished writer's counts are taken over
+    second = json.loads(json.dumps(play(state, run, range(CUT, GROUPS))))
+    assert second == expected["second_half"]
+    assert stats(state) == expected["stats"]

@@ -1,0 +1,60 @@
+"""The mixer's open groups: each group's finished episodes until the group is complete.
+
+A group completes when a trainer's batch ends (:meth:`OpenGroups.pop_all`), when a new group key
+begins in a loop without a trainer (:meth:`OpenGroups.close_all_but`), or, for a key begun with a
+size G (``MixedRewardWrapper(group_size=G)``), when its G-th episode ends (:meth:`OpenGroups.add`):
+copies of one process that interleave their episodes then never cut each other's groups short.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Member(NamedTuple):
+    """One finished episode of an open group."""
+
+    reward: float
+    residual: float | None  # real - f(wm score), f before the pair; None without a pair
+    calibrated: bool  # whether f was an active map
+
+
+class OpenGroups:
+    """Members per group key, and the size of the groups that complete at their G-th episode."""
+
+    def __init__(self) -> None:
+        self.members: dict[str, list[Member]] = {}
+        self.sizes: dict[str, int] = {}
+
+    def expect(self, key: str, size: int) -> None:
+        """Group ``key`` completes at its ``size``-th finished episode."""
+        self.sizes[key] = int(size)
+
+    def add(self, key: str, member: Member) -> dict[str, list[Member]]:
+        """Record a finished episode; return ``{key: members}`` if that completed a sized group, else {}."""
+        members = self.members.setdefault(key, [])
+        members.append(member)
+        if len(members) < self.sizes.get(key, len(members) + 1):
+            return {}
+        return self._pop([key])
+
+    def close_all_but(self, keep: str) -> dict[str, list[Member]]:
+        """A new group ``keep`` began: every open group but it and the sized ones not yet full is complete."""
+        return self._pop([k for k, m in self.members.items() if k != keep and len(m) >= self.sizes.get(k, 0)])
+
+    def pop_all(self) -> dict[str, list[Member]]:
+        """Every open group is complete (a trainer's batch ended)."""
+        return self._pop(list(self.members))
+
+    def _pop(self, keys: list[str]) -> dict[str, list[Member]]:
+        for k in keys:
+            self.sizes.pop(k, None)
+        return {k: self.members.pop(k) for k in keys}
+
+    def state_dict(self) -> dict:
+        return {"open_groups": {k: [list(m) for m in ms] for k, ms in self.members.items()},
+                "group_sizes": {k: g for k, g in self.sizes.items() if k in self.members}}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.members = {k: [Member(*m) for m in ms] for k, ms in state.get("open_groups", {}).items()}
+        self.sizes = {k: int(g) for k, g in (state.get("group_sizes") or {}).items()}
