@@ -68,21 +68,3 @@ def tiny_llm_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Directory of a tiny random-weight Qwen3 + byte-level BPE tokenizer (built once per session)."""
     pytest.importorskip("transformers", reason="needs the llm extra: pip install -e '.[llm]'")
     return build_tiny_llm(tmp_path_factory.mktemp("tiny_llm"))
-
-
-@pytest.fixture
-def import_deprecated():
-    """``import_deprecated(name)``: module ``name`` imported afresh, and the DeprecationWarning
-    messages its import raised (a deprecated alias module warns once, when it is first imported)."""
-    import importlib
-    import sys
-    import warnings
-
-    def run(name: str) -> tuple[object, list[str]]:
-        sys.modules.pop(name, None)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            module = importlib.import_module(name)
-        return module, [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
-
-    return run

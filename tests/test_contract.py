@@ -94,15 +94,6 @@ def test_a_predicted_step_carries_the_contract_and_never_times_out(tight_env):
     assert episode.outcome == "predicted" and not episode.timed_out
 
 
-def test_finished_episode_keeps_its_old_name_as_a_deprecated_alias():
-    from wmrl_envs import wrappers
-
-    with pytest.warns(DeprecationWarning, match="now named FinishedEpisode"):
-        assert wrappers.Episode is wrappers.FinishedEpisode
-    with pytest.raises(AttributeError, match="no attribute 'Episodes'"):
-        wrappers.Episodes  # noqa: B018
-
-
 def test_a_failed_run_recorded_without_its_timeout_verdict_runs_again(tight_env, tmp_path):
     store = OutcomeStore(tmp_path / "outcomes.jsonl")
     wrapped = ReplayWrapper(tight_env, store)

@@ -103,7 +103,7 @@ def test_debiasing_never_collapses_without_evidence():
 
 def test_hash_anchors_are_a_pure_function_of_seed_and_key():
     keys = [f"group-{i}" for i in range(40)]
-    a, b = MixingState(0.3, seed=7), MixingState(0.3, seed=7)
+    a, b = MixingState(anchor_rate=0.3, seed=7), MixingState(anchor_rate=0.3, seed=7)
     forward = [a.begin_episode(k) for k in keys]
     backward = [b.begin_episode(k) for k in reversed(keys)][::-1]
     assert forward == backward and 0 < sum(forward) < 40
@@ -178,7 +178,7 @@ def _pairs(path: Path) -> list[tuple[str, float, float]]:
 
 
 def _expected_anchor_groups() -> set[str]:
-    s = MixingState(0.5, seed=3)
+    s = MixingState(anchor_rate=0.5, seed=3)
     return {f"g{g}" for g in range(40) if s.sampler.is_anchor(f"g{g}")}
 
 
@@ -192,7 +192,7 @@ def test_two_worker_processes_write_one_store_and_apply_one_map(tmp_path):
     assert sorted(i.split("#")[0] for i in ids) == sorted(_expected_anchor_groups())  # one per anchor group, no loss
     readers = [_worker(path, rank, start=40) for rank in (0, 1)]  # each process reads the store
     maps = [float(r.communicate(timeout=120)[0].split()[-1]) for r in readers]
-    late = MixingState(0.5, seed=3, state_path=path, min_pairs=4)
+    late = MixingState(anchor_rate=0.5, seed=3, state_path=path, min_pairs=4)
     assert late.debiaser.n_pairs == len(_expected_anchor_groups()) and late.debiaser.active
     assert maps[0] == maps[1] == pytest.approx(late.transform(0.5))  # one store, one map
 

@@ -42,7 +42,6 @@ import json
 import os
 import socket
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -68,7 +67,7 @@ GUARD = "wmrl-guard"  # optional arm: adaptive anchoring + shrinkage of overrate
 
 class EnvFamily(Protocol):
     """What ``wmrl compare`` needs of an env family (one adapter each: ``TextWorld``, ``LiberoWorld``).
-    Formerly ``World`` (an env family, not a world model); that name is a deprecated alias."""
+    (``World`` until 0.3: an env family, not a world model.)"""
 
     def check(self) -> None:
         """Raise ``ValueError`` on a bad agent, world model or task, before anything runs."""
@@ -92,15 +91,6 @@ class EnvFamily(Protocol):
 
     def describe(self) -> dict:
         """The adapter's settings and counters, for ``results["config"]``."""
-
-
-def __getattr__(name: str) -> Any:
-    """``World``: the deprecated name of :class:`EnvFamily`."""
-    if name == "World":
-        warnings.warn("wmrl_agents.compare.World is deprecated: it is an env family's adapter, now named EnvFamily",
-                      DeprecationWarning, stacklevel=2)
-        return EnvFamily
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

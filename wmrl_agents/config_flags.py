@@ -101,7 +101,8 @@ def load_yaml(cls: type[C], path: str | os.PathLike, **overrides: Any) -> C:
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise ValueError(f"unknown setting(s) in {path}: {', '.join(map(str, unknown))}; known: {', '.join(known)}")
-    return cls(**{**data, **overrides})
+    saved_names = getattr(cls, "saved_names", None)  # settings renamed since a file was written
+    return cls(**{**(saved_names(data) if saved_names else data), **overrides})
 
 
 def save_yaml(config: Any, path: Path) -> None:

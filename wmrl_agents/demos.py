@@ -14,7 +14,6 @@ The file holds, for ``N`` steps over ``E`` successful episodes:
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,12 +164,6 @@ def _state_of(obs: Any) -> np.ndarray:
     return np.asarray(obs["state"] if isinstance(obs, dict) else obs, dtype=np.float32)
 
 
-def run_episode(*args: Any, **kwargs: Any) -> dict:
-    """Deprecated name of :func:`rollout` (``wmrl_agents.grpo.run_episode`` is a different thing: a
-    training episode of a policy); it will be removed in a later release."""
-    warnings.warn("wmrl_agents.demos.run_episode is deprecated: use wmrl_agents.demos.rollout",
-                  DeprecationWarning, stacklevel=2)
-    return rollout(*args, **kwargs)
 
 
 def arm_noise(std: float, rng: np.random.Generator) -> Callable[[np.ndarray], np.ndarray]:

@@ -38,7 +38,6 @@ from wmrl_envs.contract import COST_KEYS, Cost, StepInfo, add_cost, step_info, z
 from wmrl_envs.copies import env_copies
 from wmrl_envs.jsonl import append_record
 from wmrl_envs.mixing import Weights, group_advantages
-from wmrl_envs.mixing.config import weighting_named
 from wmrl_envs.mixing.state import MixingState
 
 J = TypeVar("J")
@@ -226,8 +225,8 @@ def find_mixer(envs: gym.Env | Sequence[gym.Env]) -> MixingState | None:
 def receive_mixer(envs: gym.Env | Sequence[gym.Env], mixer: MixingState | None, **settings: str | float | None
                    ) -> MixingState | None:
     """The mixer a trainer applies: ``mixer`` (it must be the one the envs feed) or the envs' own,
-    claimed (only the trainer's batches move its weights). ``settings`` (``weighting``,
-    ``normalize``, ``eps``) given to the trainer must agree with the mixer's ``MixingConfig``."""
+    claimed (only the trainer's batches move its weights). ``settings`` (``normalize``, ``eps``)
+    given to the trainer must agree with the mixer's ``MixingConfig``."""
     fed = find_mixer(envs)
     if mixer is not None and fed is not None and fed is not mixer:
         raise ValueError("mixer= is not the MixingState the envs' MixedRewardWrapper feed: pass the wrappers' "
@@ -235,8 +234,6 @@ def receive_mixer(envs: gym.Env | Sequence[gym.Env], mixer: MixingState | None, 
     mixer = mixer if mixer is not None else fed
     if mixer is None:
         return None
-    if isinstance(settings.get("weighting"), str):  # "energy": the deprecated name, warned at the trainer's caller
-        settings["weighting"] = weighting_named(str(settings["weighting"]), stacklevel=3)
     for name, value in settings.items():
         mine = getattr(mixer.config, name)
         if value is not None and value != mine:
@@ -297,10 +294,9 @@ class GRPOTrainer:
         eps: added to the group std with ``normalize="group"`` (default 1e-4; a larger one floors
             the divisor of a group whose rewards barely differ). Under a mixer its
             ``MixingConfig.eps`` decides (None here, or the same value).
-        weighting: the mixer's ``MixingConfig.weighting`` decides it (``"inverse-variance"``;
-            ``"pooled"``: the plain-GRPO ablation); None here, or the same value.
         mixer: the ``MixingState`` the ``MixedRewardWrapper`` of ``envs`` feed (default: found in
-            their wrapper stacks); the trainer asks it for every batch's advantages.
+            their wrapper stacks); the trainer asks it for every batch's advantages, weighted as its
+            ``MixingConfig`` says (``weighting``, ``ema``).
         seed: seeds task choice and sampling.
         log_dir: where ``metrics.jsonl``, ``checkpoint.json`` (and TensorBoard events, if installed) go.
             ``real_episodes`` (per update and in ``totals``) counts programs that ran: a program
@@ -324,7 +320,6 @@ class GRPOTrainer:
         groups_per_update: int = 4,
         normalize: str | None = None,
         eps: float | None = None,
-        weighting: str | None = None,
         seed: int = 0,
         log_dir: str | os.PathLike | None = None,
         progress: bool = True,
@@ -350,7 +345,7 @@ class GRPOTrainer:
         self.tasks = list(tasks)
         self.group_size = int(group_size)
         self.groups_per_update = int(groups_per_update)
-        self.mixer = receive_mixer(self.pool.envs, mixer, weighting=weighting, normalize=normalize, eps=eps)
+        self.mixer = receive_mixer(self.pool.envs, mixer, normalize=normalize, eps=eps)
         self.normalize = self.mixer.config.normalize if self.mixer is not None else normalize or "none"
         self.eps = self.mixer.config.eps if self.mixer is not None else 1e-4 if eps is None else float(eps)
         self.seed = int(seed)

@@ -25,7 +25,7 @@ from typing import Any, TypedDict
 from wmrl_agents import config_flags
 from wmrl_agents.config_flags import check_resume, comma_list, flag, from_args, load_yaml, option, save_yaml
 from wmrl_agents.health import PreflightError, check_trl, check_vllm, preflight
-from wmrl_envs.mixing.config import WEIGHTINGS, MixingConfig, weighting_named
+from wmrl_envs.mixing.config import WEIGHTINGS, MixingConfig, saved_weighting
 from wmrl_envs.mixing.state import MixingState
 
 TRAINERS = ("auto", "trl", "wmrl")
@@ -49,12 +49,11 @@ class TrainConfig:
         None, "train with WMRL, scored by this world model: static, learned, openai:URL[#MODEL], vllm:PATH, "
         "hf:PATH (default: plain GRPO, every program runs)")
     anchor_rate: float = option(MixingConfig.anchor_rate, "WMRL: share of groups executed for real")
-    adaptive: bool = option(False, "WMRL: the exploitation monitor moves the anchor rate")
-    min_rate: float = option(0.05, "lowest adaptive anchor rate")
-    max_rate: float = option(0.5, "highest adaptive anchor rate")
+    adaptive: bool = option(MixingConfig.adaptive, "WMRL: the exploitation monitor moves the anchor rate")
+    min_rate: float = option(MixingConfig.min_rate, "lowest adaptive anchor rate")
+    max_rate: float = option(MixingConfig.max_rate, "highest adaptive anchor rate")
     weighting: str = option(MixingConfig.weighting, "WMRL: inverse-variance (anchor and world-model gradients "
-                            "weighted by 1/their noise) or pooled (ablation); energy: inverse-variance's "
-                            "deprecated name", choices=WEIGHTINGS)
+                            "weighted by 1/their noise) or pooled (ablation)", choices=WEIGHTINGS)
     updates: int = option(20, "policy updates (TRL: max_steps)")
     group_size: int = option(4, "completions per prompt (TRL: num_generations)")
     groups_per_update: int = option(4, "prompts per update (per process under accelerate)")
@@ -80,10 +79,11 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if isinstance(self.tasks, str):
             self.tasks = comma_list(self.tasks)
-        # a deprecated name (a flag, or a config.yaml saved before the rename) is the same setting
-        self.weighting = weighting_named(self.weighting, stacklevel=3)
         if not self.model:
             raise ValueError("no model: give --model PATH, a local Hugging Face model folder (or model: in --config)")
+        if saved_weighting(self.weighting) != self.weighting:
+            raise ValueError(f"--weighting {self.weighting} was renamed {saved_weighting(self.weighting)} in 0.2 and "
+                             "removed in 0.3: give the new name")
         for f in fields(self):
             choices = f.metadata.get("choices")
             if choices and getattr(self, f.name) not in choices:
@@ -109,6 +109,12 @@ class TrainConfig:
     def from_yaml(cls, path: str | os.PathLike, **overrides: Any) -> TrainConfig:
         """The config in YAML file ``path`` (its keys are the field names), with ``overrides``."""
         return load_yaml(cls, path, **overrides)
+
+    @staticmethod
+    def saved_names(data: dict) -> dict:
+        """A saved file's settings under their current names (``load_yaml``): a run saved with
+        ``weighting: energy`` (before 0.2) resumes as the same run."""
+        return {**data, "weighting": saved_weighting(data["weighting"])} if "weighting" in data else data
 
     def mixing(self) -> MixingConfig:
         """The WMRL ``MixingConfig`` of these settings."""

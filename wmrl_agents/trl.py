@@ -243,16 +243,14 @@ class WeightedAdvantageReward(EnvReward):
     Args:
         envs, name, concurrency: as :class:`EnvReward`.
         mixer: the ``MixingState`` the wrappers of ``envs`` feed (default: found in their stacks).
-        weighting, ema: the mixer's ``MixingConfig`` fields; None here, or the same values.
     """
 
     returns_advantages = True
 
     def __init__(self, envs: gym.Env | Sequence[gym.Env], name: str = "wmrl_weighted_advantage",
-                 weighting: str | None = None, ema: float | None = None, concurrency: int | None = None,
-                 mixer: MixingState | None = None) -> None:
+                 concurrency: int | None = None, mixer: MixingState | None = None) -> None:
         super().__init__(envs, name, concurrency)
-        self.mixer = receive_mixer(self.envs, mixer, weighting=weighting, ema=ema)
+        self.mixer = receive_mixer(self.envs, mixer)
 
     def rewards(self, episodes: Sequence[Episode], keys: Sequence[str], log_metric: Any) -> list[float]:
         order = list(dict.fromkeys(keys))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-import warnings
 from importlib.metadata import entry_points
 
 # Modules exposing ``register(subparsers)``; each added parser sets ``func(args) -> int``.
@@ -47,8 +46,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Python hides DeprecationWarnings outside __main__: show wmrl's own (a renamed flag value) on the command line.
-    warnings.filterwarnings("default", category=DeprecationWarning, module=r"wmrl_")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

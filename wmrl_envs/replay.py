@@ -21,8 +21,7 @@ CPU limit waited on a busy machine as much as it computed, so its record says
 ``"replayable": false`` and the program runs again when it is next asked for.
 
 The table is env-side machinery (the env names a task's content: ``MLEEnv.content_key`` hashes its
-files, reward mode and limits), so it lives in ``wmrl_envs``; ``wmrl_agents.replay``, its former
-home, re-exports it, deprecated.
+files, reward mode and limits), so it lives in ``wmrl_envs`` (``wmrl_agents.replay`` until 0.3).
 """
 
 from __future__ import annotations

@@ -281,16 +281,6 @@ class FinishedEpisode:
         return None if value is None else bool(value)
 
 
-def __getattr__(name: str) -> Any:
-    """``Episode``: the deprecated name of :class:`FinishedEpisode` (``wmrl_agents.grpo.Episode``
-    is the trainer's episode record)."""
-    if name == "Episode":
-        warnings.warn("wmrl_envs.wrappers.Episode is deprecated: it is what real_score= sees of a finished "
-                      "anchor episode, now named FinishedEpisode", DeprecationWarning, stacklevel=2)
-        return FinishedEpisode
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 RealScore = str | Callable[[FinishedEpisode], float]
 _REAL_SCORES = ("auto", "success", "return")
 

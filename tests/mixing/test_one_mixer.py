@@ -140,13 +140,15 @@ def test_every_mixing_config_field_that_shapes_advantages_takes_effect():
     assert any(not np.array_equal(a, b) for (_, a), (_, b) in zip(group, wider))
 
 
-@pytest.mark.parametrize("field, value", [("weighting", "pooled"), ("normalize", "group")])
+@pytest.mark.parametrize("field, value", [("normalize", "group"), ("eps", 0.5)])
 def test_a_trainer_setting_that_contradicts_the_mixer_names_the_field_and_the_fix(field, value):
     env = MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["inverse-variance"]))
-    with pytest.raises(ValueError, match=rf"{field}='{value}' contradicts the mixer's MixingConfig.{field}=.*"
-                                         rf"set MixingConfig\({field}='{value}'\) or leave {field} out"):
+    with pytest.raises(ValueError, match=rf"{field}={value!r} contradicts the mixer's MixingConfig.{field}=.*"
+                                         rf"set MixingConfig\({field}={value!r}\) or leave {field} out"):
         GRPOTrainer(env, Recorder(), ["t0"], progress=False, **{field: value})
-    same = GRPOTrainer(env, Recorder(), ["t0"], progress=False, weighting="inverse-variance", normalize="none")
+    with pytest.raises(TypeError, match="weighting"):  # the mixer's alone since 0.3
+        GRPOTrainer(env, Recorder(), ["t0"], progress=False, weighting="pooled")  # type: ignore[call-arg]
+    same = GRPOTrainer(env, Recorder(), ["t0"], progress=False, normalize="none")
     assert same.mixer is env.state
 
 

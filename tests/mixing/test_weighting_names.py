@@ -1,5 +1,6 @@
-"""``weighting="inverse-variance"`` (issue 28): ``"energy"``, its first name, is a deprecated alias,
-and mixing state saved with it resumes as the same configuration, silently."""
+"""``weighting="inverse-variance"`` (issue 28): ``"energy"``, its first name, is refused since 0.3
+with the new name in the message, and mixing state saved with it resumes as the same configuration,
+silently."""
 
 import json
 import warnings
@@ -9,20 +10,17 @@ import pytest
 
 from wmrl_envs.mixing import InverseVarianceWeights, MixingConfig, MixingState, RewardMixer
 
-RENAMED = r"weighting='energy' is deprecated: it means inverse-variance weights, now weighting='inverse-variance'"
+RENAMED = r"\('energy' was renamed 'inverse-variance' in 0.2 and removed in 0.3\), got 'energy'"
 CONFIG = MixingConfig(anchor_rate=0.5, min_pairs=2, seed=3)
 REWARDS = [[1.0, 0.0, 0.5], [0.2, 0.9, 0.4], [0.3, 0.1, 0.8], [0.7, 0.6, 0.0]]
 ANCHORS = [True, False, True, False]
 
 
-def test_energy_is_a_deprecated_name_of_inverse_variance_that_warns_at_the_caller():
-    with pytest.warns(DeprecationWarning, match=RENAMED) as caught:
-        config = MixingConfig(weighting="energy")
-    assert config == MixingConfig() and config.weighting == "inverse-variance"
-    with pytest.warns(DeprecationWarning, match=RENAMED) as more:
-        weights = InverseVarianceWeights(weighting="energy")
-    assert weights.weighting == "inverse-variance"
-    assert [w.filename for w in (*caught, *more)] == [__file__, __file__]
+def test_energy_is_refused_with_its_new_name():
+    with pytest.raises(ValueError, match=r"MixingConfig.weighting must be one of .*" + RENAMED):
+        MixingConfig(weighting="energy")
+    with pytest.raises(ValueError, match=r"InverseVarianceWeights weighting must be one of .*" + RENAMED):
+        InverseVarianceWeights(weighting="energy")
     with pytest.raises(ValueError, match=r"MixingConfig.weighting must be one of \('inverse-variance', 'pooled'\)"):
         MixingConfig(weighting="variance")
 

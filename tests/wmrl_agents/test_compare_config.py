@@ -127,14 +127,6 @@ def test_workers_caps_the_programs_in_flight_in_training_and_evaluation(workers,
     assert 1 <= _Recording.most <= workers
 
 
-def test_world_is_a_deprecated_alias_of_env_family():
-    import wmrl_agents.compare as module
-
-    with pytest.warns(DeprecationWarning, match="EnvFamily"):
-        from wmrl_agents.compare import World
-    assert World is module.EnvFamily
-
-
 def test_compare_refuses_text_keywords_it_would_not_use_with_an_adapter():
     from wmrl_agents.compare import compare
 

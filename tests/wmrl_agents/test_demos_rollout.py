@@ -1,6 +1,5 @@
-"""wmrl_agents.demos.rollout, and run_episode as its deprecated name (issue 28: one name per meaning)."""
+"""wmrl_agents.demos.rollout records an episode."""
 import numpy as np
-import pytest
 
 from wmrl_agents import demos
 
@@ -18,9 +17,6 @@ class _Env:
         return {"state": np.full(2, self.t)}, 0.0, self.t == 3, False, info
 
 
-def test_rollout_records_the_episode_and_the_old_name_warns_and_agrees():
+def test_rollout_records_the_episode():
     run = demos.rollout(_Env(), lambda obs, info: np.ones(7), init=0)
     assert run["steps"] == 3 and run["success"] and run["sim_s"] == 1.5 and run["obs"].shape == (3, 2)
-    with pytest.warns(DeprecationWarning, match="demos.rollout"):
-        old = demos.run_episode(_Env(), lambda obs, info: np.ones(7), init=0)
-    assert old["steps"] == run["steps"] and np.array_equal(old["actions"], run["actions"])

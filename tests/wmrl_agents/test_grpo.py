@@ -345,15 +345,6 @@ def test_outcome_metrics_keep_raw_scores_of_different_metrics_apart():
     assert "score/rmse" not in out and out["outcome/run_failed"] == 1
 
 
-def test_the_trainer_takes_energy_as_the_deprecated_name_of_inverse_variance():
-    wrapped = MixedRewardWrapper(RecipeEnv(), NoisyWM(), anchor_rate=0.1)
-    with pytest.warns(DeprecationWarning, match="now weighting='inverse-variance'") as caught:
-        trainer = GRPOTrainer(wrapped, TemplatePolicy(), list(CONTEXTS), weighting="energy", progress=False)
-    assert trainer.mixer is wrapped.state and [w.filename for w in caught] == [__file__]
-    with pytest.raises(ValueError, match="weighting='pooled' contradicts"):
-        GRPOTrainer(wrapped, TemplatePolicy(), list(CONTEXTS), weighting="pooled", progress=False)
-
-
 def test_eps_floors_the_group_std_of_real_grpo_and_must_agree_with_a_mixer():
     """A group whose rewards barely differ: divided by std + 1e-4 its advantages are unit-sized,
     by std + 0.1 they stay near the raw differences (what a floor on the divisor is for)."""

@@ -120,15 +120,6 @@ def test_replay_refuses_a_non_text_env():
         ReplayWrapper(gym.make("CartPole-v1"), OutcomeStore())
 
 
-def test_the_agents_module_is_a_deprecated_alias_of_the_env_side_table(import_deprecated):
-    import wmrl_envs.replay as env_side
-
-    old, messages = import_deprecated("wmrl_agents.replay")
-    assert any("wmrl_envs.replay" in m for m in messages)
-    assert all(getattr(old, name) is getattr(env_side, name) for name in old.__all__)
-    assert old.OutcomeStore is OutcomeStore and old.ReplayWrapper is ReplayWrapper
-
-
 def test_a_line_torn_by_a_killed_writer_loses_only_itself(tmp_path, caplog):
     """A writer killed mid-line, then another writer's append: the next append starts a new line, so
     only the torn record is lost, reported with its file and line, never served."""

@@ -67,18 +67,20 @@ def test_weighted_reward_mixes_with_env_variables(launcher_env, tmp_path):
         check_config(SimpleNamespace(scale_rewards="group"), [f])
 
 
-def test_the_weighted_reward_is_handed_the_mixer_and_energy_still_means_inverse_variance(launcher_env):
+def test_the_weighted_reward_is_handed_the_mixer_and_energy_is_refused_with_its_new_name(launcher_env):
     """The reward gets the mixer the wrapper feeds from the code that built both (its own search of the
-    wrapper stack blinded); ``WMRL_WEIGHTING=energy``, the deprecated name, warns and weighs the same."""
+    wrapper stack blinded); ``WMRL_WEIGHTING=energy``, the name removed in 0.3, is refused."""
     import wmrl_agents.grpo
 
     launcher_env.setattr(wmrl_agents.grpo, "find_mixer", lambda envs: None)
     launcher_env.setenv("WMRL_WORLD_MODEL", "static")
-    launcher_env.setenv("WMRL_WEIGHTING", "energy")
-    with pytest.warns(DeprecationWarning, match="now weighting='inverse-variance'"):
-        reward = rewards.build_reward(True)
+    launcher_env.setenv("WMRL_WEIGHTING", "inverse-variance")
+    reward = rewards.build_reward(True)
     assert reward.mixer is not None and all(e.state is reward.mixer for e in reward.envs)
     assert reward.mixer.config.weighting == "inverse-variance"
+    launcher_env.setenv("WMRL_WEIGHTING", "energy")
+    with pytest.raises(ValueError, match="'energy' was renamed 'inverse-variance' in 0.2 and removed in 0.3"):
+        rewards.build_reward(True)
 
 
 def test_env_reward_keeps_every_completion_of_a_prompt_and_a_restart_adds_none(launcher_env, tmp_path):

@@ -97,28 +97,29 @@ def test_yaml_then_flags_and_checks_that_name_the_flag(tmp_path):
             TrainConfig(**kwargs)
 
 
-def test_weighting_energy_is_inverse_variance_and_a_run_saved_with_it_resumes(tmp_path):
-    """``energy``, inverse-variance's first name, warns as a flag and reads as the same setting from a
-    run folder's config.yaml saved before the rename (the resume is not refused, the file is rewritten);
-    ``pooled`` is still a changed setting."""
+def test_weighting_energy_is_refused_as_a_flag_and_a_run_saved_with_it_resumes(tmp_path):
+    """``energy``, inverse-variance's first name, is refused as a flag since 0.3 (naming the new
+    name) and reads as the same setting from a run folder's config.yaml saved before the rename
+    (the resume is not refused, silently); ``pooled`` is still a changed setting."""
     import argparse
     import dataclasses
+    import warnings
 
     from wmrl_agents.config_flags import check_resume, save_yaml
     from wmrl_agents.train import RESUMABLE
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    with pytest.warns(DeprecationWarning, match="weighting='energy' is deprecated.*weighting='inverse-variance'"):
-        flagged = config_from_args(parser.parse_args(["--model", "m", "--world-model", "static", "--weighting", "energy"]))
+    with pytest.raises(ValueError, match="--weighting energy was renamed inverse-variance in 0.2 and removed in 0.3"):
+        config_from_args(parser.parse_args(["--model", "m", "--world-model", "static", "--weighting", "energy"]))
     cfg = TrainConfig(model="m", world_model="static", out=str(tmp_path))
-    assert flagged.weighting == cfg.weighting == "inverse-variance" and flagged.mixing() == cfg.mixing()
     saved = tmp_path / "config.yaml"
     save_yaml(dataclasses.replace(cfg, weighting="pooled"), saved)
     saved.write_text(saved.read_text().replace("weighting: pooled", "weighting: energy"))  # an old run's file
-    with pytest.warns(DeprecationWarning, match="weighting='energy'"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         assert check_resume(cfg, saved, RESUMABLE)
-    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match=r"weighting='inverse-variance' \(now 'pooled'\)"):
+    with pytest.raises(ValueError, match=r"weighting='inverse-variance' \(now 'pooled'\)"):
         check_resume(dataclasses.replace(cfg, weighting="pooled"), saved, RESUMABLE)
     with pytest.raises(ValueError, match="--weighting must be one of inverse-variance, pooled, got 'variance'"):
         TrainConfig(model="m", weighting="variance")
@@ -351,13 +352,3 @@ def test_plain_grpo_on_the_real_mledojo_env(tiny_llm_path, tmp_path, capsys):
     assert "grpo with the wmrl trainer: 1 updates" in _summary(capsys)
     row = json.loads((out / "metrics.jsonl").read_text())
     assert row["outcome/invalid_action"] + row["outcome/run_failed"] + row["outcome/ok"] == 2
-
-
-def test_the_command_line_shows_the_renamed_weighting():
-    import subprocess
-    import sys
-
-    # Python hides DeprecationWarnings outside __main__; the CLI shows wmrl's own.
-    run = subprocess.run([sys.executable, "-m", "wmrl_envs.cli", "train", "--model", "/nonexistent", "--world-model",
-                          "static", "--weighting", "energy"], capture_output=True, text=True, timeout=120)
-    assert run.returncode != 0 and "weighting='energy' is deprecated" in run.stderr

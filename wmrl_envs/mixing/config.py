@@ -3,14 +3,13 @@
 
 ``weighting="inverse-variance"`` combines the anchor and world-model gradients with weights
 ``w_T ∝ 1/v_T`` (``mixing/denoise.py``); its first name, ``"energy"`` (after the noise *energies*
-``E[(r - r̄)²]`` that estimate ``v_T``), told a newcomer nothing. ``"energy"`` is still accepted
-with a ``DeprecationWarning``, and state or config files that saved it load as
-``"inverse-variance"`` (:func:`weighting_named`, :func:`saved_config`): a resumed run is the same run.
+``E[(r - r̄)²]`` that estimate ``v_T``), told a newcomer nothing. It was renamed in 0.2 and is
+refused since 0.3 (with the new name in the message); state and config files that saved it load as
+``"inverse-variance"`` (:func:`saved_weighting`, :func:`saved_config`): a resumed run is the same run.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -18,21 +17,21 @@ _SELECTIONS = ("hash", "quota")
 _NORMALIZE = ("none", "group")
 CALIBRATIONS = ("pooled", "per-task")
 WEIGHTINGS = ("inverse-variance", "pooled")
-_RENAMED_WEIGHTINGS = {"energy": "inverse-variance"}  # deprecated name -> name
+_RENAMED_WEIGHTINGS = {"energy": "inverse-variance"}  # a name removed in 0.3 -> its name
 
 
-def weighting_named(value: str, warn: bool = True, stacklevel: int = 2) -> str:
-    """``value`` with a deprecated weighting name replaced by the current one; ``warn``: a
-    ``DeprecationWarning`` naming it, attributed ``stacklevel`` frames up from the caller (off for
-    saved state, whose spelling the user did not choose now). Unknown values pass through for the
-    caller's check to name."""
-    new = _RENAMED_WEIGHTINGS.get(value)
-    if new is None:
-        return value
-    if warn:
-        warnings.warn(f"weighting={value!r} is deprecated: it means inverse-variance weights, now "
-                      f"weighting={new!r}", DeprecationWarning, stacklevel=stacklevel + 1)
-    return new
+def saved_weighting(value: str) -> str:
+    """A weighting read from a file saved before a rename, under its current name (the same setting)."""
+    return _RENAMED_WEIGHTINGS.get(value, value)
+
+
+def check_weighting(value: Any, name: str) -> None:
+    """A ``ValueError`` naming the field ``name``, the choices and, for a removed name, its new one."""
+    if value in WEIGHTINGS:
+        return
+    renamed = _RENAMED_WEIGHTINGS.get(value)
+    hint = f" ({value!r} was renamed {renamed!r} in 0.2 and removed in 0.3)" if renamed else ""
+    raise ValueError(f"{name} must be one of {WEIGHTINGS}{hint}, got {value!r}")
 
 
 def saved_config(config: dict[str, Any]) -> dict[str, Any]:
@@ -40,7 +39,7 @@ def saved_config(config: dict[str, Any]) -> dict[str, Any]:
     state written before a rename resumes as the same configuration."""
     if "weighting" not in config:
         return config
-    return {**config, "weighting": weighting_named(config["weighting"], warn=False)}
+    return {**config, "weighting": saved_weighting(config["weighting"])}
 
 
 @dataclass(frozen=True)
@@ -108,7 +107,7 @@ class MixingConfig:
     shrink_bands: int = field(default=5, metadata={"help": "equal bands of the debiased score for shrink_overrated; >= 1"})
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "weighting", weighting_named(self.weighting, stacklevel=3))  # frozen: set here
+        check_weighting(self.weighting, "MixingConfig.weighting")
         _check(0.0 < self.anchor_rate <= 1.0, "anchor_rate", "must lie in (0, 1]", self.anchor_rate)
         _check(self.selection in _SELECTIONS, "selection", f"must be one of {_SELECTIONS}", self.selection)
         _check(self.window >= 2, "window", "must be at least 2", self.window)
@@ -136,12 +135,11 @@ class MixingConfig:
                    self.anchor_rate)
 
     @classmethod
-    def make(cls, config: MixingConfig | float | None = None, **overrides: Any) -> MixingConfig:
-        """``config`` (or the defaults) with ``overrides``: the keyword arguments of the old
-        signatures. A number for ``config`` is the anchor rate (the old first positional argument)."""
-        if isinstance(config, (int, float)):
-            overrides = {"anchor_rate": float(config), **overrides}
-            config = None
+    def make(cls, config: MixingConfig | None = None, **overrides: Any) -> MixingConfig:
+        """``config`` (or the defaults) with ``overrides``, any of its fields."""
+        if config is not None and not isinstance(config, MixingConfig):
+            raise TypeError(f"expected a MixingConfig or None, got {config!r}; a number as the first argument "
+                            "(the anchor rate before 0.3) is anchor_rate=")
         unknown = set(overrides) - {f.name for f in fields(cls)}
         if unknown:
             raise TypeError(f"unknown MixingConfig field(s): {sorted(unknown)}")

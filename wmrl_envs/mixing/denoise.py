@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ._validate import Floats
-from .config import WEIGHTINGS, weighting_named
+from .config import check_weighting, saved_weighting
 
 _FLOOR = 1e-8
 
@@ -98,7 +98,7 @@ class InverseVarianceWeights:
     Args:
         ema: smoothing across batches (``E ← ema·E + (1-ema)·batch``).
         weighting: ``"inverse-variance"`` (``w_T ∝ 1/v_T``) or ``"pooled"`` (``w_T = N_T / N``, plain
-            GRPO); ``"energy"`` is the deprecated name of ``"inverse-variance"``.
+            GRPO).
 
     ``energy`` holds the EMA noise energies, the mean squared group-centred values behind ``v_T``:
     ``"anchor"`` is ``E_A`` (real rewards), ``"residual"`` is ``D`` (out-of-sample ``y - f(s)`` on
@@ -106,13 +106,12 @@ class InverseVarianceWeights:
     """
 
     def __init__(self, ema: float = 0.9, weighting: str = "inverse-variance") -> None:
-        self._set(ema, weighting_named(weighting, stacklevel=2))
+        self._set(ema, weighting)
 
     def _set(self, ema: float, weighting: str) -> None:
         if not 0.0 <= float(ema) < 1.0:
             raise ValueError(f"InverseVarianceWeights ema must lie in [0, 1), got {ema}")
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"InverseVarianceWeights weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+        check_weighting(weighting, "InverseVarianceWeights weighting")
         self.ema = float(ema)
         self.weighting = weighting
         self.energy: dict[str, float | None] = {"anchor": None, "wm": None, "residual": None}
@@ -163,7 +162,7 @@ class InverseVarianceWeights:
     def load_state_dict(self, state: dict) -> None:
         """Restore :meth:`state_dict`; a state saved with the deprecated ``"energy"`` loads as
         ``"inverse-variance"``, silently (the run chose it before the rename)."""
-        self._set(state["ema"], weighting_named(state["weighting"], warn=False))
+        self._set(state["ema"], saved_weighting(state["weighting"]))
         self.energy.update(state["energy"])
 
 

@@ -67,7 +67,7 @@ class RewardMixer:
         **overrides: any ``MixingConfig`` field (``RewardMixer(anchor_rate=0.2, weighting="pooled")``).
     """
 
-    def __init__(self, config: MixingConfig | float | None = None, state_path: str | os.PathLike | None = None,
+    def __init__(self, config: MixingConfig | None = None, state_path: str | os.PathLike | None = None,
                  **overrides) -> None:
         self.state = MixingState(config, state_path=state_path, **overrides).claim_weights()
 
@@ -207,14 +207,15 @@ class RewardMixer:
         return self.state.state_dict()
 
     def load_state_dict(self, state: dict) -> None:
-        """Restore a snapshot (its configuration included); one written by the old ``RewardMixer``
-        (``totals`` and no ``anchor_of``) is read too."""
-        if "anchor_of" not in state:  # the old RewardMixer format
-            totals = state.get("totals") or {}
-            state = {**state, "anchor_of": {},
-                     "counts": {f"batch_{k}": int(totals.get(k, 0)) for k in _TOTALS}}
+        """Restore a snapshot (its configuration included). The format ``RewardMixer`` wrote before
+        the one mixer (``totals`` and no ``anchor_of``) is refused since 0.3."""
+        if "anchor_of" not in state:
+            raise ValueError("this RewardMixer state has 'totals' and no 'anchor_of': it was written before the one "
+                             "mixer (wmrl 0.2 before 2026-12-02), a format read until 0.3; load it with wmrl 0.2.0 "
+                             "and save it again (RewardMixer.state_dict), or start a new RewardMixer")
         self.state = MixingState(MixingConfig(**saved_config(state["config"]))).claim_weights()
         self.state.load_state_dict(state, with_pairs=True)
+
 
 
 _TOTALS = ("groups", "anchor_groups", "real_executions", "executions_saved")

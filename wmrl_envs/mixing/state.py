@@ -111,7 +111,7 @@ class MixingState:
     """
 
     def __init__(
-        self, config: MixingConfig | float | None = None, state_path: str | os.PathLike | None = None, **overrides
+        self, config: MixingConfig | None = None, state_path: str | os.PathLike | None = None, **overrides
     ) -> None:
         self.config = c = MixingConfig.make(config, **overrides)
         self.sampler = AnchorSampler(c.anchor_rate, c.seed, c.selection)
@@ -157,6 +157,11 @@ class MixingState:
             elif config != state.config:
                 raise ValueError(f"{state_path} is already used in this process by a MixingState with {state.config}")
             return state
+
+    @property
+    def state_path(self) -> Path | None:
+        """Where the snapshot lives (the pair log beside it); None in memory only."""
+        return None if self.store is None else self.store.path
 
     @property
     def calibrated(self) -> bool:

@@ -1,7 +1,7 @@
 """Any text in, a prediction out: the input screening around every world model's ``predict``.
 
-(Formerly ``wmrl_envs.world_models.guard``, a name it shared with the mixing's anti-hacking guard,
-:mod:`wmrl_envs.mixing.guard`; the old module still re-exports these names, deprecated.)
+(``wmrl_envs.world_models.guard`` until 0.3, a name it shared with the mixing's anti-hacking guard,
+:mod:`wmrl_envs.mixing.guard`.)
 
 A policy can emit anything: a non-string, megabytes of text, expressions nested so deep that
 ``ast.parse`` raises ``RecursionError`` or ``MemoryError``. :func:`safe_predict` answers such
