@@ -119,7 +119,7 @@ def run_arm(arm: str, seed: int, updates: int, programs: list[str], work: Path, 
     wm, static = MemoWorldModel(proxy), make_world_model("static")
     state = MixingState(MixingConfig(anchor_rate=0.1, seed=seed))
     env = MixedRewardWrapper(ReplayWrapper(gym.make("WMRL/MLEDojo-v0", tasks=[TASK], executor="warm"), store), wm,
-                             state=state, on_wm_failure=fallback)
+                             state, on_wm_failure=fallback)
     policy = ChoicePolicy(programs)
     trainer = GRPOTrainer(env, policy, [TASK], group_size=4, groups_per_update=2, seed=seed,
                           log_dir=work / f"{arm}-{seed}", progress=False)

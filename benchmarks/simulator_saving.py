@@ -7,8 +7,8 @@ episode) runs the same seeded episodes three ways, interleaved episode by episod
 
 - plain: ``gym.make("Reacher-v5")``, every step simulated up to its 50-step limit;
 - world model: ``WorldModelWrapper(env, progress, wm_horizon=H)``: every episode stops at H;
-- mixed: ``MixedRewardWrapper(env, progress, anchor_rate=0.1, wm_horizon=H, real_score="return",
-  return_range=RETURN_RANGE)``: anchor episodes run to the limit, the others stop at H.
+- mixed: ``MixedRewardWrapper(env, progress, MixingConfig(anchor_rate=0.1), wm_horizon=H,
+  real_score=RETURN_RANGE)``: anchor episodes run to the limit, the others stop at H.
 
 ``progress(obs) = 1 - |fingertip - target| / 0.41`` (0.41 m: the farthest the fingertip can be
 from a target), read from ``obs[8:10]``. Simulator steps and seconds are counted beneath the
@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _report import table, write_json  # noqa: E402
 
+from wmrl_envs.mixing import MixingConfig  # noqa: E402
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper  # noqa: E402
 
 ENV_ID = "Reacher-v5"
@@ -85,9 +86,8 @@ class SimCounter(gym.Wrapper):
 
 
 def mixed_supported() -> bool:
-    """Whether this ``MixedRewardWrapper`` takes ``real_score`` and ``return_range``."""
-    params = inspect.signature(MixedRewardWrapper).parameters
-    return {"real_score", "return_range"} <= params.keys()
+    """Whether this ``MixedRewardWrapper`` takes ``real_score`` (a return range since 0.3)."""
+    return "real_score" in inspect.signature(MixedRewardWrapper).parameters
 
 
 def make_arms(horizon: int) -> dict[str, tuple[gym.Env, SimCounter]]:
@@ -97,8 +97,8 @@ def make_arms(horizon: int) -> dict[str, tuple[gym.Env, SimCounter]]:
         "world model": lambda env: WorldModelWrapper(env, progress, wm_horizon=horizon),
     }
     if mixed_supported():
-        wraps["mixed"] = lambda env: MixedRewardWrapper(env, progress, anchor_rate=0.1, wm_horizon=horizon,
-                                                        real_score="return", return_range=RETURN_RANGE)
+        wraps["mixed"] = lambda env: MixedRewardWrapper(env, progress, MixingConfig(anchor_rate=0.1), wm_horizon=horizon,
+                                                        real_score=RETURN_RANGE)
     counters = {name: SimCounter(gym.make(ENV_ID)) for name in wraps}
     return {name: (wrap(counters[name]), counters[name]) for name, wrap in wraps.items()}
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from wmrl_agents.trl import EnvReward
 from wmrl_envs.batching import Coalescer
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.world_models.base import Prediction
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper
 
@@ -159,7 +160,7 @@ def test_reward_predictions_go_out_in_batches_one_at_a_time(wrap):
     model = BatchCountingModel()
     base = SpawnableText()
     env = (WorldModelWrapper(base, model) if wrap == "world_model"
-           else MixedRewardWrapper(base, model, anchor_rate=0.01, seed=0))
+           else MixedRewardWrapper(base, model, MixingConfig(anchor_rate=0.01, seed=0)))
     n = 16
     reward = EnvReward(env, concurrency=n)
     assert len(reward.envs) == n and all(e.unwrapped.executions is base.executions for e in reward.envs)
@@ -175,7 +176,7 @@ def test_reward_predictions_go_out_in_batches_one_at_a_time(wrap):
 def test_anchor_episodes_run_and_their_predictions_are_batched_too():
     model = BatchCountingModel()
     base = SpawnableText()
-    env = MixedRewardWrapper(base, model, anchor_rate=1.0, seed=0)
+    env = MixedRewardWrapper(base, model, MixingConfig(anchor_rate=1.0, seed=0))
     n = 8
     rewards = EnvReward(env, concurrency=n)(prompts=["p"] * n, completions=_completions(n), seed=list(range(n)),
                                             task_id=["t"] * n, group=[f"g{i}" for i in range(n)])

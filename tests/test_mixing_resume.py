@@ -20,8 +20,8 @@ WORKER = textwrap.dedent(
     from wmrl_envs.mixing import MixingConfig
     from wmrl_envs.wrappers import MixedRewardWrapper
     cfg = MixingConfig(adaptive=True, anchor_rate=0.3, min_rate=0.1, max_rate=0.9, seed=5, min_pairs=4)
-    env = MixedRewardWrapper(Drift(), progress, state_path={path!r}, real_score="return",
-                             return_range=(-20.0, 0.0), config=cfg)
+    from wmrl_envs.mixing import MixingState
+    env = MixedRewardWrapper(Drift(), progress, MixingState.shared({path!r}, cfg), real_score=(-20.0, 0.0))
     start = env.state.counts["episodes"]  # the snapshot is a cut at an episode boundary
     print("start", start, flush=True)
     steps = 0
@@ -89,8 +89,7 @@ def test_the_snapshot_holds_every_finished_episode(tmp_path):
 
     cfg = MixingConfig(anchor_rate=0.3, seed=1, min_pairs=4)
     path = tmp_path / "state.json"
-    env = MixedRewardWrapper(Drift(), progress, state_path=path, real_score="return",
-                             return_range=(-20.0, 0.0), config=cfg)
+    env = MixedRewardWrapper(Drift(), progress, MixingState.shared(path, cfg), real_score=(-20.0, 0.0))
     for e in range(24):
         env.reset(seed=e, options={"group": f"g{e // 4}"})
         done = False

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from wmrl_envs.mixing import OnlineDebiaser
+from wmrl_envs.mixing import MixingConfig, OnlineDebiaser
 from wmrl_envs.mixing.state import MixingState
 from wmrl_envs.mixing.store import PairLog
 from wmrl_envs.wrappers import MixedRewardWrapper
@@ -63,7 +63,7 @@ def run_episode(env, action: float, group: str | None = None) -> tuple[float, di
 
 def test_stock_env_anchors_get_normalised_returns_not_zeros():
     with pytest.warns(UserWarning, match="does not declare info\\['success'\\]"):
-        env = MixedRewardWrapper(Drift(), progress, anchor_rate=1.0, min_pairs=4)
+        env = MixedRewardWrapper(Drift(), progress, MixingConfig(anchor_rate=1.0, min_pairs=4))
     reals = [run_episode(env, a)[1]["mixing"] for a in (-1.0, 0.0, 0.5, 1.0, 0.2)]
     pairs = env.state.debiaser.state_dict()
     assert len(set(pairs["real_scores"])) >= 3 and max(pairs["real_scores"]) == 1.0  # not all 0
@@ -72,7 +72,7 @@ def test_stock_env_anchors_get_normalised_returns_not_zeros():
 
 
 def test_explicit_return_range_and_a_bad_real_score_function(tmp_path):
-    env = MixedRewardWrapper(Drift(), progress, anchor_rate=1.0, real_score="return", return_range=(-20.0, 0.0))
+    env = MixedRewardWrapper(Drift(), progress, MixingConfig(anchor_rate=1.0), real_score=(-20.0, 0.0))
     _, info = run_episode(env, 1.0)
     ret = sum(-abs(0.1 * k - 1.0) for k in range(1, 21))
     assert env.state.debiaser.state_dict()["real_scores"] == [pytest.approx((ret + 20) / 20)]
@@ -81,12 +81,31 @@ def test_explicit_return_range_and_a_bad_real_score_function(tmp_path):
         return float("nan")
 
     state = tmp_path / "state.json"
-    env = MixedRewardWrapper(Drift(), progress, anchor_rate=1.0, real_score=nan_score, state_path=state)
+    env = MixedRewardWrapper(Drift(), progress, MixingState.shared(state, MixingConfig(anchor_rate=1.0)), real_score=nan_score)
     with pytest.raises(ValueError, match="real_score function nan_score returned nan for episode"):
         run_episode(env, 1.0)
     assert not Path(f"{state}.pairs.jsonl").exists() or Path(f"{state}.pairs.jsonl").read_text() == ""
     with pytest.raises(ValueError, match="real_score must be one of"):
         MixedRewardWrapper(Drift(), progress, real_score="reward")
+    with pytest.raises(ValueError, match=r"real_score=\(lo, hi\) is the return's range and needs lo < hi, got \(0, -20\)"):
+        MixedRewardWrapper(Drift(), progress, real_score=(0, -20))
+
+
+def test_the_wrapper_takes_its_mixing_settings_from_the_mixer_alone():
+    """Since 0.3 no wrapper parameter repeats a MixingConfig field; a number or a stray setting is
+    refused with the fix named."""
+    import dataclasses
+    import inspect
+
+    params = set(inspect.signature(MixedRewardWrapper).parameters)
+    assert params == {"env", "world_model", "mixer", "wm_horizon", "real_score", "group_size", "on_wm_failure"}
+    assert not params & {f.name for f in dataclasses.fields(MixingConfig)}
+    with pytest.raises(TypeError, match=r"MixedRewardWrapper\(env, wm, MixingConfig\(anchor_rate=...\)\)"):
+        MixedRewardWrapper(Drift(), progress, 0.5)  # type: ignore[arg-type]
+    config = MixingConfig(anchor_rate=0.25, seed=4)
+    assert MixedRewardWrapper(Drift(), progress, config).state.config == config
+    state = MixingState(config)
+    assert MixedRewardWrapper(Drift(), progress, state).state is state
 
 
 def test_debiasing_never_collapses_without_evidence():
@@ -111,7 +130,8 @@ def test_hash_anchors_are_a_pure_function_of_seed_and_key():
 
 def test_copies_in_one_process_share_the_state_of_their_path(tmp_path):
     path = tmp_path / "mix.json"
-    envs = [MixedRewardWrapper(Drift(), progress, anchor_rate=1.0, state_path=path, real_score="return") for _ in range(2)]
+    envs = [MixedRewardWrapper(Drift(), progress,
+                               MixingState.shared(path, MixingConfig(anchor_rate=1.0)), real_score="return") for _ in range(2)]
     assert envs[0].state is envs[1].state
     run_episode(envs[0], 1.0)
     run_episode(envs[1], 0.5)
@@ -119,7 +139,7 @@ def test_copies_in_one_process_share_the_state_of_their_path(tmp_path):
     keys = [json.loads(x)["id"] for x in Path(f"{path}.pairs.jsonl").read_text().splitlines()]
     assert len(set(keys)) == 2  # ungrouped episodes of two copies never share a key
     with pytest.raises(ValueError, match="already used in this process"):
-        MixedRewardWrapper(Drift(), progress, anchor_rate=0.5, state_path=path, real_score="return")
+        MixedRewardWrapper(Drift(), progress, MixingState.shared(path, MixingConfig(anchor_rate=0.5)), real_score="return")
 
 
 def test_pair_log_survives_a_partial_line_and_dedupes(tmp_path):
@@ -138,9 +158,11 @@ WORKER = textwrap.dedent(
     import sys, numpy as np
     sys.path.insert(0, {tests!r})
     from test_mixing_state import Drift, progress
+    from wmrl_envs.mixing import MixingConfig, MixingState
     from wmrl_envs.wrappers import MixedRewardWrapper
-    env = MixedRewardWrapper(Drift(), progress, anchor_rate=0.5, seed=3, state_path={path!r}, real_score="return",
-                             return_range=(-20.0, 0.0), min_pairs=4)
+    env = MixedRewardWrapper(Drift(), progress,
+                             MixingState.shared({path!r}, MixingConfig(anchor_rate=0.5, seed=3, min_pairs=4)),
+                             real_score=(-20.0, 0.0))
     rank, start = int(sys.argv[1]), int(sys.argv[2])
     for g in range(start, 40):
         if g % 2 != rank:

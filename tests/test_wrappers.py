@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from wmrl_envs.mixing import OnlineDebiaser
+from wmrl_envs.mixing import MixingConfig, OnlineDebiaser
 from wmrl_envs.world_models.base import Prediction
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState, WorldModelWrapper
 
@@ -111,7 +111,7 @@ def _run_groups(wrapper, n_groups, size=4, seed=0):
 
 def test_anchor_groups_execute_and_others_never_do():
     env = CodeEnv()
-    w = MixedRewardWrapper(env, BiasedWM(), anchor_rate=0.25, seed=3, min_pairs=4)
+    w = MixedRewardWrapper(env, BiasedWM(), MixingConfig(anchor_rate=0.25, seed=3, min_pairs=4))
     out = _run_groups(w, 40)
     anchors = [info["mixing"]["anchor"] for _, _, info in out]
     assert env.executions == sum(anchors) == w.stats()["anchor_episodes"]
@@ -127,13 +127,13 @@ def test_anchor_groups_execute_and_others_never_do():
 
 def test_quota_selection_realizes_the_rate_exactly():
     env = CodeEnv()
-    w = MixedRewardWrapper(env, BiasedWM(), anchor_rate=0.1, selection="quota")
+    w = MixedRewardWrapper(env, BiasedWM(), MixingConfig(anchor_rate=0.1, selection="quota"))
     _run_groups(w, 50, size=2)
     assert w.stats()["anchor_groups"] == 5 and env.executions == 10
 
 
 def test_debiased_reward_equals_a_debiaser_fitted_on_the_same_pairs():
-    w = MixedRewardWrapper(CodeEnv(), BiasedWM(), anchor_rate=0.3, seed=1, min_pairs=8)
+    w = MixedRewardWrapper(CodeEnv(), BiasedWM(), MixingConfig(anchor_rate=0.3, seed=1, min_pairs=8))
     out = _run_groups(w, 60)
     ref = OnlineDebiaser(min_pairs=8)
     for real, r, info in out:
@@ -152,7 +152,7 @@ def test_debiased_reward_equals_a_debiaser_fitted_on_the_same_pairs():
 
 
 def test_weights_are_reported_after_groups_complete():
-    w = MixedRewardWrapper(CodeEnv(), BiasedWM(), anchor_rate=0.3, seed=1)
+    w = MixedRewardWrapper(CodeEnv(), BiasedWM(), MixingConfig(anchor_rate=0.3, seed=1))
     out = _run_groups(w, 30)
     weights = [i["mixing"]["weight"] for _, _, i in out]
     assert weights[0] is None and weights[-1] is not None
@@ -168,7 +168,9 @@ def test_state_survives_a_kill(tmp_path):
         sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r})
         from test_wrappers import CodeEnv, BiasedWM, MixedRewardWrapper
         import numpy as np
-        w = MixedRewardWrapper(CodeEnv(), BiasedWM(), anchor_rate=0.5, seed=0, state_path={str(state)!r})
+        from wmrl_envs.mixing import MixingConfig, MixingState
+        w = MixedRewardWrapper(CodeEnv(), BiasedWM(),
+                               MixingState.shared({str(state)!r}, MixingConfig(anchor_rate=0.5, seed=0)))
         rng = np.random.default_rng(0)
         g = 0
         while True:
@@ -186,7 +188,7 @@ def test_state_survives_a_kill(tmp_path):
             break
     proc.kill()  # SIGKILL: no cleanup runs
     proc.wait()
-    restored = MixedRewardWrapper(CodeEnv(), BiasedWM(), anchor_rate=0.5, seed=0, state_path=state)
+    restored = MixedRewardWrapper(CodeEnv(), BiasedWM(), MixingState.shared(state, MixingConfig(anchor_rate=0.5, seed=0)))
     assert restored.debiaser.n_pairs >= last >= 25
     logged = [json.loads(x) for x in (tmp_path / "mix.json.pairs.jsonl").read_text().splitlines()]
     assert len({r["id"] for r in logged}) == len(logged) == restored.debiaser.n_pairs  # the log is the store
@@ -194,7 +196,7 @@ def test_state_survives_a_kill(tmp_path):
 
 def test_mixed_wrapper_on_a_simulator_pairs_progress_at_horizon_with_success():
     env = Reach()
-    w = MixedRewardWrapper(env, progress, anchor_rate=0.5, seed=2, wm_horizon=6, min_pairs=2)
+    w = MixedRewardWrapper(env, progress, MixingConfig(anchor_rate=0.5, seed=2, min_pairs=2), wm_horizon=6)
     rng = np.random.default_rng(0)
     lengths = {}
     for g in range(12):
@@ -220,7 +222,7 @@ def _one_prompt(state_path, programs, seed=7):
     """The completions of one TRL prompt: one group, one reset seed, in a state loaded from
     ``state_path`` as a (re)started process loads it."""
     state = MixingState(anchor_rate=1.0, state_path=state_path)
-    w = MixedRewardWrapper(CodeEnv(), BiasedWM(), state=state)
+    w = MixedRewardWrapper(CodeEnv(), BiasedWM(), state)
     for code in programs:
         w.reset(seed=seed, options={"group": "prompt-0@0"})
         w.step(code)
@@ -245,7 +247,7 @@ def test_processes_sharing_a_group_keep_each_distinct_episode(tmp_path):
     path = tmp_path / "mix.json"
 
     def worker(push):
-        w = MixedRewardWrapper(Reach(), progress, state=MixingState(anchor_rate=1.0, state_path=path), real_score="success")
+        w = MixedRewardWrapper(Reach(), progress, MixingState(anchor_rate=1.0, state_path=path), real_score="success")
         w.reset(options={"group": "g"})
         done = False
         while not done:

@@ -287,7 +287,7 @@ class LiberoWorld:
             return [env]
         from wmrl_envs.wrappers import MixedRewardWrapper
 
-        return [MixedRewardWrapper(env, progress_model(self.world_model), wm_horizon=self.wm_horizon, state=mixer)]
+        return [MixedRewardWrapper(env, progress_model(self.world_model), mixer, wm_horizon=self.wm_horizon)]
 
     def train_tasks(self, envs: list[gym.Env]) -> list[int]:
         return list(self.tasks)

@@ -150,7 +150,7 @@ class TextWorld:
         wm = (make_world_model(self.world_model, executor if isinstance(executor, str) else None)
               if isinstance(self.world_model, str) else self.world_model)
         proxy = isinstance(self.world_model, str) and self.world_model.partition(":")[0] == "proxy"
-        return [MixedRewardWrapper(e, wm, state=mixer, on_wm_failure="execute" if proxy else "static") for e in envs]
+        return [MixedRewardWrapper(e, wm, mixer, on_wm_failure="execute" if proxy else "static") for e in envs]
 
     def train_tasks(self, envs: list[gym.Env]) -> list[str]:
         return env_task_ids(envs[0])

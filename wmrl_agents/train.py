@@ -200,7 +200,7 @@ def make_env(
     from wmrl_envs.world_models.factory import make_world_model
     from wmrl_envs.wrappers import MixedRewardWrapper
 
-    return MixedRewardWrapper(env, make_world_model(world_model), state=mixer)
+    return MixedRewardWrapper(env, make_world_model(world_model), mixer)
 
 
 def run_mixer(mixing: MixingConfig | None, state_path: str | os.PathLike | None) -> MixingState | None:

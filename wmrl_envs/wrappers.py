@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import secrets
 import time
 import warnings
@@ -281,8 +280,18 @@ class FinishedEpisode:
         return None if value is None else bool(value)
 
 
-RealScore = str | Callable[[FinishedEpisode], float]
+RealScore = str | tuple[float, float] | Callable[[FinishedEpisode], float]
 _REAL_SCORES = ("auto", "success", "return")
+
+
+def _check_real_score(how: Any) -> None:
+    """A ``ValueError`` naming the choices unless ``how`` is a ``real_score`` (class docstring)."""
+    if isinstance(how, tuple):
+        if not (len(how) == 2 and all(isinstance(x, (int, float)) for x in how) and how[0] < how[1]):
+            raise ValueError(f"real_score=(lo, hi) is the return's range and needs lo < hi, got {how!r}")
+    elif not (callable(how) or how in _REAL_SCORES):
+        raise ValueError(f"real_score must be one of {_REAL_SCORES}, a return range (lo, hi) or a function "
+                         f"f(FinishedEpisode) -> float, got {how!r}")
 
 
 class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
@@ -308,9 +317,10 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
     - text envs: the env's final reward;
     - simulated envs: ``real_score`` of the finished episode (anchor episodes run to the env's own
       end). ``"auto"`` (default) is ``info["success"]`` where the env reports it (LIBERO), else
-      the episode return normalised to [0, 1] by ``return_range`` or, without one, by the running
-      range of anchor returns; ``"success"`` requires ``info["success"]``; ``"return"`` always
-      uses the normalised return; a function ``f(FinishedEpisode) -> float`` is yours.
+      the episode return normalised to [0, 1] by the running range of anchor returns;
+      ``"success"`` requires ``info["success"]``; ``"return"`` always uses the return normalised
+      by the running range, ``(lo, hi)`` the return normalised by that range; a function
+      ``f(FinishedEpisode) -> float`` is yours.
 
     Non-anchor episodes are paid ``f(s)`` at their last step, where ``f`` is the current map. The
     map stays the identity until the anchors' real scores vary (``stats()["calib_reason"]``): WMRL
@@ -335,63 +345,44 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
     Args:
         env: any Gymnasium env.
         world_model: a ``WorldModel`` or a function ``f(obs) -> float in [0, 1]``.
-        anchor_rate, seed, selection, window, min_pairs, debias: ``MixingConfig`` fields (there
-            with their help); given ones override ``config``'s. ``selection`` defaults to ``"hash"``
-            (a pure function of seed and group key: every process agrees).
-        state_path: where the state lives (a JSON snapshot and an append-only pair log beside it);
-            loaded if it exists, so a killed run loses no pair and a resumed one adds none twice.
-            Wrappers of one process with the same ``state_path`` share one state; processes share
-            the pair log (``mixing/state.py``).
+        mixer: the run's :class:`~wmrl_envs.mixing.state.MixingState`, shared with the other env
+            copies and given to the trainer (``MixingState(config, state_path=...)``, or
+            ``MixingState.shared(path, config)`` for one state per file in a process: a JSON
+            snapshot and an append-only pair log, so a killed run loses no pair and a resumed one
+            adds none twice); a :class:`~wmrl_envs.mixing.MixingConfig` for a new in-memory state
+            of its own; None: the default configuration. Every mixing setting lives there.
         wm_horizon: for simulated envs, steps a non-anchor episode runs.
-        state: the mixer, a ``MixingState`` shared with other wrappers and given to the trainer
-            (then ``config`` and the arguments that configure the state are ignored).
         real_score: how an anchor episode of a simulated env is scored (see above).
-        return_range: ``(lo, hi)`` of episode returns mapped to [0, 1] for return-based scores.
+        group_size: G, consecutive episodes of this copy per group when the env names no group
+            (see above); None: each such episode is its own group.
         on_wm_failure: ``"static"``, ``"execute"`` or ``"raise"``: what replaces a failed prediction
             (module docstring). A failed prediction never feeds the debiaser (an anchor episode
             with one adds no pair); ``stats()["wm_failures"]`` counts them across the state's
             wrappers. A static fallback is paid the static model's raw score: the debiasing map
             was fitted on the world model's scale, not the static model's.
-        config: a :class:`~wmrl_envs.mixing.MixingConfig` for a new state (defaults if None).
-        group_size: G, consecutive episodes of this copy per group when the env names no group
-            (see above); None: each such episode is its own group.
     """
 
     def __init__(
         self,
         env: gym.Env[ObsType, ActType],
         world_model: WorldModelLike,
-        anchor_rate: float | None = None,
-        seed: int | None = None,
-        state_path: str | os.PathLike | None = None,
-        selection: str | None = None,
+        mixer: MixingState | MixingConfig | None = None,
+        *,
         wm_horizon: int | None = None,
-        window: int | None = None,
-        min_pairs: int | None = None,
-        debias: bool | None = None,
-        state: MixingState | None = None,
         real_score: RealScore = "auto",
-        return_range: tuple[float, float] | None = None,
-        on_wm_failure: str = "static",
-        config: MixingConfig | None = None,
         group_size: int | None = None,
+        on_wm_failure: str = "static",
     ) -> None:
         if group_size is not None and (isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 2):
             raise ValueError(f"group_size must be an integer >= 2 (consecutive episodes per group), got {group_size!r}; "
                              "pass e.g. group_size=4, or None to make each group-less episode its own group")
         super().__init__(env, world_model, wm_horizon, on_wm_failure)
-        if not (callable(real_score) or real_score in _REAL_SCORES):
-            raise ValueError(f"real_score must be one of {_REAL_SCORES} or a function f(FinishedEpisode) -> float, "
-                             f"got {real_score!r}")
-        if return_range is not None and not (len(return_range) == 2 and return_range[0] < return_range[1]):
-            raise ValueError(f"return_range must be (lo, hi) with lo < hi, got {return_range!r}")
-        if state is None:
-            given = dict(anchor_rate=anchor_rate, seed=seed, selection=selection, window=window,
-                         min_pairs=min_pairs, debias=debias)
-            config = MixingConfig.make(config, **{k: v for k, v in given.items() if v is not None})
-            state = MixingState.shared(state_path, config) if state_path is not None else MixingState(config)
-        self.state = state
-        self.real_score, self.return_range = real_score, return_range
+        _check_real_score(real_score)
+        if not isinstance(mixer, (MixingState, MixingConfig, type(None))):
+            raise TypeError(f"mixer must be a MixingState, a MixingConfig or None, got {mixer!r}; since 0.3 every "
+                            "mixing setting lives there: MixedRewardWrapper(env, wm, MixingConfig(anchor_rate=...))")
+        self.state = mixer if isinstance(mixer, MixingState) else MixingState(mixer)
+        self.real_score = real_score
         self._tag = secrets.token_hex(4)  # group keys of an env without groups: unique per wrapper
         self.group_size = group_size
         self._groupless = 0  # episodes of this copy reset without a group key
@@ -405,9 +396,8 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
         if not self.is_text and real_score == "auto" and not getattr(env.unwrapped, "reports_success", False):
             warnings.warn(
                 f"{env.unwrapped.__class__.__name__} does not declare info['success']: unless it reports one, "
-                "an anchor episode's real score is its return normalised by "
-                + ("return_range" if return_range else "the running range of anchor returns")
-                + "; pass real_score= (a function of the FinishedEpisode) to define it",
+                "an anchor episode's real score is its return normalised by the running range of anchor returns; "
+                "pass real_score=(lo, hi) (the return's range) or a function of the FinishedEpisode to define it",
                 UserWarning,
                 stacklevel=2,
             )
@@ -553,7 +543,7 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
                     "it must return a finite number"
                 )
             return float(value)
-        return self.state.normalised_return(episode.episode_return, self.return_range)
+        return self.state.normalised_return(episode.episode_return, how if isinstance(how, tuple) else None)
 
     def _finish(self, obs: ObsType, reward: float, terminated: bool, truncated: bool, info: dict[str, Any],
                 wm_score: float | None, real: float | None) -> Step[ObsType]:

@@ -15,6 +15,7 @@ import wmrl_envs  # noqa: E402, F401
 from wmrl_agents.gaussian import GaussianPolicy  # noqa: E402
 from wmrl_agents.grpo import GRPOTrainer  # noqa: E402
 from wmrl_agents.sb3 import train_ppo  # noqa: E402
+from wmrl_envs.mixing import MixingConfig  # noqa: E402
 from wmrl_envs.world_models.progress import PredicateProgress  # noqa: E402
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper  # noqa: E402
 
@@ -47,7 +48,7 @@ def test_grpo_trains_gaussian_policy_on_world_model_rewards(tmp_path):
 @pytest.mark.libero
 def test_mixed_rewards_run_anchors_to_the_end_and_cut_the_rest():
     base = gym.make("WMRL/LIBERO-Long-v0", task_id=3, max_steps=15)
-    env = MixedRewardWrapper(base, PredicateProgress(), anchor_rate=0.5, seed=0, wm_horizon=5)
+    env = MixedRewardWrapper(base, PredicateProgress(), MixingConfig(anchor_rate=0.5, seed=0), wm_horizon=5)
     lengths = {}
     for g in range(6):
         env.reset(seed=g, options={"group": f"g{g}"})

@@ -123,6 +123,6 @@ def test_per_task_calibration_on_an_env_without_task_ids_is_refused():
 
             return Prediction(score=0.5)
 
-    env = MixedRewardWrapper(NoTask(), WM(), config=MixingConfig(calibration="per-task"))
+    env = MixedRewardWrapper(NoTask(), WM(), MixingConfig(calibration="per-task"))
     with pytest.raises(ValueError, match="no 'task_id'.*calibration='pooled'"):
         env.reset()

@@ -5,6 +5,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.wrappers import MixedRewardWrapper
 
 
@@ -27,8 +28,9 @@ def episodes(env, n, seed=None):
     return out
 
 
-def make(**kw):
-    return MixedRewardWrapper(gym.make("CartPole-v1"), upright, real_score="return", return_range=(0.0, 500.0), **kw)
+def make(group_size=None, **config):
+    return MixedRewardWrapper(gym.make("CartPole-v1"), upright, MixingConfig(**config), real_score=(0.0, 500.0),
+                              group_size=group_size)
 
 
 def test_consecutive_episodes_of_a_copy_form_groups_and_get_weights():
@@ -73,8 +75,8 @@ def test_copies_of_one_process_interleaving_episodes_keep_their_groups_whole():
     from wmrl_envs.wrappers import MixingState
 
     state = MixingState(anchor_rate=0.5, seed=0)
-    copies = [MixedRewardWrapper(gym.make("CartPole-v1"), upright, state=state, group_size=2,
-                                 real_score="return", return_range=(0.0, 500.0)) for _ in range(2)]
+    copies = [MixedRewardWrapper(gym.make("CartPole-v1"), upright, state,
+                                 real_score=(0.0, 500.0), group_size=2) for _ in range(2)]
     rng = np.random.default_rng(0)
     mixing = []
     for _ in range(4):  # a whole episode of each copy in turn

@@ -76,7 +76,7 @@ class Recorder:
 
 def trainer_path(config: MixingConfig, updates: int = 8, **kw):
     mixer = MixingState(config)
-    env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
+    env = MixedRewardWrapper(ProgramEnv(), WM(), mixer)
     policy = Recorder()
     trainer = GRPOTrainer(env, policy, ["t0", "t1"], group_size=4, groups_per_update=4, progress=False,
                           concurrency=1, mixer=mixer, **kw)
@@ -114,7 +114,7 @@ def test_the_same_batches_give_identical_advantages_through_the_wrapper_and_the_
 def test_the_weight_reported_is_the_weight_applied():
     config = CONFIGS["inverse-variance"]
     mixer = MixingState(config)
-    env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
+    env = MixedRewardWrapper(ProgramEnv(), WM(), mixer)
     policy = Recorder()
     trainer = GRPOTrainer(env, policy, ["t0"], group_size=4, groups_per_update=4, progress=False, concurrency=1)
     assert trainer.mixer is mixer and mixer.claimed  # found in the wrapper stack and claimed
@@ -142,7 +142,7 @@ def test_every_mixing_config_field_that_shapes_advantages_takes_effect():
 
 @pytest.mark.parametrize("field, value", [("normalize", "group"), ("eps", 0.5)])
 def test_a_trainer_setting_that_contradicts_the_mixer_names_the_field_and_the_fix(field, value):
-    env = MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["inverse-variance"]))
+    env = MixedRewardWrapper(ProgramEnv(), WM(), MixingState(CONFIGS["inverse-variance"]))
     with pytest.raises(ValueError, match=rf"{field}={value!r} contradicts the mixer's MixingConfig.{field}=.*"
                                          rf"set MixingConfig\({field}={value!r}\) or leave {field} out"):
         GRPOTrainer(env, Recorder(), ["t0"], progress=False, **{field: value})
@@ -153,10 +153,10 @@ def test_a_trainer_setting_that_contradicts_the_mixer_names_the_field_and_the_fi
 
 
 def test_a_trainer_refuses_a_mixer_its_envs_do_not_feed_and_copies_feeding_two():
-    env = MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["inverse-variance"]))
+    env = MixedRewardWrapper(ProgramEnv(), WM(), MixingState(CONFIGS["inverse-variance"]))
     with pytest.raises(ValueError, match="mixer= is not the MixingState the envs' MixedRewardWrapper feed"):
         GRPOTrainer(env, Recorder(), ["t0"], progress=False, mixer=MixingState(CONFIGS["inverse-variance"]))
-    two = [MixedRewardWrapper(ProgramEnv(), WM(), state=MixingState(CONFIGS["inverse-variance"])) for _ in range(2)]
+    two = [MixedRewardWrapper(ProgramEnv(), WM(), MixingState(CONFIGS["inverse-variance"])) for _ in range(2)]
     with pytest.raises(ValueError, match="feed 2 different mixers"):
         find_mixer(two)
     assert find_mixer(ProgramEnv()) is None
@@ -165,7 +165,7 @@ def test_a_trainer_refuses_a_mixer_its_envs_do_not_feed_and_copies_feeding_two()
 def test_a_mixed_run_resumed_from_disk_continues_exactly(tmp_path):
     def run(name, updates):
         mixer = MixingState(CONFIGS["guard"], state_path=tmp_path / name / "mixing.json")
-        env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
+        env = MixedRewardWrapper(ProgramEnv(), WM(), mixer)
         policy = Recorder()
         GRPOTrainer(env, policy, ["t0", "t1"], group_size=4, groups_per_update=4, progress=False, concurrency=1,
                     log_dir=tmp_path / name / "log", mixer=mixer).train(updates)
@@ -186,7 +186,7 @@ def test_a_mixed_run_resumed_from_disk_continues_exactly(tmp_path):
 def test_a_checkpoint_with_the_trainers_own_weighter_resumes_with_it(tmp_path):
     """Checkpoints written before the one mixer held the applied weighter at the top level."""
     mixer = MixingState(CONFIGS["inverse-variance"])
-    env = MixedRewardWrapper(ProgramEnv(), WM(), state=mixer)
+    env = MixedRewardWrapper(ProgramEnv(), WM(), mixer)
     trainer = GRPOTrainer(env, Recorder(), ["t0"], progress=False, concurrency=1)
     trainer.train(3)
     state = trainer.state_dict()
@@ -195,7 +195,7 @@ def test_a_checkpoint_with_the_trainers_own_weighter_resumes_with_it(tmp_path):
                                                                                    "residual": 9.0}}
     state["weighter"] = applied
     again = MixingState(CONFIGS["inverse-variance"])
-    resumed = GRPOTrainer(MixedRewardWrapper(ProgramEnv(), WM(), state=again), Recorder(), ["t0"], progress=False)
+    resumed = GRPOTrainer(MixedRewardWrapper(ProgramEnv(), WM(), again), Recorder(), ["t0"], progress=False)
     resumed.load_state_dict(json.loads(json.dumps(state)))
     assert again.weighter.state_dict() == applied
 
@@ -241,7 +241,7 @@ def test_the_order_in_which_concurrent_episodes_finish_changes_nothing(name, tmp
     def run(run_id: int, delays: bool):
         mixer = MixingState(CONFIGS[name], state_path=tmp_path / str(run_id) / "mixing.json")
         rng = np.random.default_rng(run_id)
-        envs = [MixedRewardWrapper(SlowProgramEnv(rng) if delays else ProgramEnv(), WM(), state=mixer)
+        envs = [MixedRewardWrapper(SlowProgramEnv(rng) if delays else ProgramEnv(), WM(), mixer)
                 for _ in range(4)]
         policy = Recorder()
         GRPOTrainer(envs, policy, ["t0", "t1"], group_size=4, groups_per_update=4, progress=False, concurrency=4,

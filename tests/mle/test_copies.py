@@ -11,6 +11,7 @@ from mle.conftest import FakeExecutor
 from wmrl_agents.grpo import EnvPool
 from wmrl_agents.trl import EnvReward
 from wmrl_envs.copies import env_copies, spawn_env
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.wrappers import MixedRewardWrapper
 
 SUBMIT = "import shutil\nshutil.copy('data/sample_submission.csv', 'submission.csv')\n"
@@ -84,7 +85,7 @@ def test_more_copies_than_workers_never_run_more_programs_than_workers(cache_roo
 
 
 def test_mixed_copies_share_one_mixing_state(cache_root):
-    env = MixedRewardWrapper(make(cache_root, 2), lambda code: 0.5, anchor_rate=1.0, seed=0)
+    env = MixedRewardWrapper(make(cache_root, 2), lambda code: 0.5, MixingConfig(anchor_rate=1.0, seed=0))
     copies = env_copies(env, 3)
     assert len({id(c.state) for c in copies}) == 1 and len({id(c.unwrapped) for c in copies}) == 3
 

@@ -147,7 +147,7 @@ class _CountingWorld:
         self.mixers.append(mixer)
         if mixer is None:
             return [_OneStep()]
-        return [MixedRewardWrapper(_OneStep(), lambda obs: 0.5, state=mixer, real_score="success")]
+        return [MixedRewardWrapper(_OneStep(), lambda obs: 0.5, mixer, real_score="success")]
 
     def train_tasks(self, envs):
         return ["t"]

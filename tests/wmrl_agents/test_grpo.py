@@ -9,6 +9,7 @@ from gymnasium import spaces
 
 from wmrl_agents.grpo import Episode, GRPOTrainer, outcome_metrics
 from wmrl_agents.template import RECIPES, TemplatePolicy, render, task_features
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.world_models.base import Prediction
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState
 
@@ -95,7 +96,7 @@ def test_grpo_improves_the_policy_on_real_rewards():
 
 def test_wmrl_improves_the_policy_with_few_executions():
     env = RecipeEnv()
-    wrapped = MixedRewardWrapper(env, NoisyWM(), anchor_rate=0.1, selection="quota", min_pairs=8)
+    wrapped = MixedRewardWrapper(env, NoisyWM(), MixingConfig(anchor_rate=0.1, selection="quota", min_pairs=8))
     policy = TemplatePolicy(seed=0)
     before = expected_score(policy)
     trainer = GRPOTrainer(wrapped, policy, list(CONTEXTS), group_size=4, groups_per_update=4, progress=False)
@@ -109,7 +110,7 @@ def test_wmrl_improves_the_policy_with_few_executions():
 def test_threads_share_one_mixing_state():
     envs = [RecipeEnv(), RecipeEnv()]
     state = MixingState(anchor_rate=0.25, selection="quota")
-    wrapped = [MixedRewardWrapper(e, NoisyWM(), state=state) for e in envs]
+    wrapped = [MixedRewardWrapper(e, NoisyWM(), state) for e in envs]
     GRPOTrainer(wrapped, TemplatePolicy(), list(CONTEXTS), progress=False).train(8)
     assert sum(e.executions for e in envs) == state.counts["anchor_episodes"] == 4 * 8
     assert state.debiaser.n_pairs == 32
@@ -144,13 +145,14 @@ from test_grpo import CONTEXTS, RecipeEnv, true_score
 from wmrl_agents.grpo import Episode, GRPOTrainer, outcome_metrics
 from wmrl_agents.template import TemplatePolicy
 from wmrl_envs.world_models.base import Prediction
+from wmrl_envs.mixing import MixingConfig, MixingState
 from wmrl_envs.wrappers import MixedRewardWrapper
 
 class ExactWM:
     def predict(self, context, action):
         return Prediction(score=0.1 + 0.5 * true_score(context["task_id"], action), cost_s=0.0)
 
-env = MixedRewardWrapper(RecipeEnv(), ExactWM(), anchor_rate=0.5, seed=1, state_path={state!r})
+env = MixedRewardWrapper(RecipeEnv(), ExactWM(), MixingState.shared({state!r}, MixingConfig(anchor_rate=0.5, seed=1)))
 trainer = GRPOTrainer(env, TemplatePolicy(seed=1), list(CONTEXTS), seed=3, log_dir={log!r}, progress=False)
 trainer.train(5)
 print("finished", flush=True)
@@ -189,7 +191,7 @@ def test_grpo_killed_before_or_after_its_first_checkpoint_resumes_with_each_pair
 
 
 def test_mixed_training_logs_the_exploitation_monitor(tmp_path):
-    env = MixedRewardWrapper(RecipeEnv(), NoisyWM(), anchor_rate=0.5)
+    env = MixedRewardWrapper(RecipeEnv(), NoisyWM(), MixingConfig(anchor_rate=0.5))
     GRPOTrainer(env, TemplatePolicy(), list(CONTEXTS), log_dir=tmp_path, progress=False).train(3)
     last = json.loads((tmp_path / "metrics.jsonl").read_text().splitlines()[-1])
     assert last["mixing/anchor_rate"] == 0.5 and last["monitor/alarm"] is False
@@ -197,7 +199,7 @@ def test_mixed_training_logs_the_exploitation_monitor(tmp_path):
 
 
 def test_checkpoint_finds_the_mixing_state_under_other_wrappers(tmp_path):
-    env = gym.wrappers.TimeLimit(MixedRewardWrapper(RecipeEnv(), NoisyWM(), anchor_rate=0.5), 5)
+    env = gym.wrappers.TimeLimit(MixedRewardWrapper(RecipeEnv(), NoisyWM(), MixingConfig(anchor_rate=0.5)), 5)
     trainer = GRPOTrainer(env, TemplatePolicy(), list(CONTEXTS), log_dir=tmp_path, progress=False)
     trainer.train(2)
     saved = json.loads((tmp_path / "checkpoint.json").read_text())
@@ -236,7 +238,7 @@ def test_resume_from_an_interval_checkpoint_continues_exactly(tmp_path):
 
 def test_every_anchor_episode_keeps_its_pair_and_a_replayed_update_adds_none(tmp_path):
     def trainer():  # a (re)started process: the state loaded from its file
-        env = MixedRewardWrapper(RecipeEnv(), NoisyWM(), state=MixingState(anchor_rate=1.0, state_path=tmp_path / "m.json"))
+        env = MixedRewardWrapper(RecipeEnv(), NoisyWM(), MixingState(anchor_rate=1.0, state_path=tmp_path / "m.json"))
         return GRPOTrainer(env, TemplatePolicy(seed=1), list(CONTEXTS), seed=3, log_dir=tmp_path / "log", progress=False)
 
     first = trainer()
@@ -328,7 +330,7 @@ def test_metrics_of_predicted_and_fallback_episodes():
         def predict(self, context, action):
             return Prediction.failure("server down") if action == "invalid_submission" else Prediction(score=0.4)
 
-    env = MixedRewardWrapper(StatusEnv(), FailingWM(), anchor_rate=0.01, selection="quota")  # no anchor yet
+    env = MixedRewardWrapper(StatusEnv(), FailingWM(), MixingConfig(anchor_rate=0.01, selection="quota"))  # no anchor yet
     m = GRPOTrainer(env, CyclePolicy(["ok", "invalid_submission"]), ["clean-task"], group_size=2,
                     groups_per_update=2, progress=False).train(1)[0]
     assert m["outcome/predicted"] == 2 and m["outcome/world_model_failure"] == 2
@@ -359,7 +361,7 @@ def test_eps_floors_the_group_std_of_real_grpo_and_must_agree_with_a_mixer():
                        progress=False).eps == 0.1
     with pytest.raises(ValueError, match="eps must be > 0"):
         GRPOTrainer(RecipeEnv(), TemplatePolicy(), list(CONTEXTS), eps=0.0, progress=False)
-    wrapped = MixedRewardWrapper(RecipeEnv(), NoisyWM(), anchor_rate=0.1)
+    wrapped = MixedRewardWrapper(RecipeEnv(), NoisyWM(), MixingConfig(anchor_rate=0.1))
     with pytest.raises(ValueError, match="eps=0.1 contradicts the mixer's MixingConfig.eps=0.0001"):
         GRPOTrainer(wrapped, TemplatePolicy(), list(CONTEXTS), eps=0.1, progress=False)
 

@@ -12,6 +12,7 @@ pytest.importorskip("stable_baselines3", reason="needs stable-baselines3: bash s
 import cloudpickle  # noqa: E402  (SB3 ships env factories to its workers with it)
 
 from wmrl_agents.sb3 import train_ppo  # noqa: E402
+from wmrl_envs.mixing import MixingConfig, MixingState
 from wmrl_envs.wrappers import MixedRewardWrapper  # noqa: E402
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this file
@@ -34,8 +35,8 @@ def upright(obs) -> float:
 def ppo(state_path):
     """One rollout of 2 x 128 steps: every finished episode is an anchor."""
     def wrap(env):
-        return MixedRewardWrapper(OneGroup(env), upright, anchor_rate=1.0, state_path=state_path,
-                                  real_score="return", return_range=(0.0, 500.0))
+        return MixedRewardWrapper(OneGroup(env), upright,
+                                  MixingState.shared(state_path, MixingConfig(anchor_rate=1.0)), real_score=(0.0, 500.0))
 
     return train_ppo("CartPole-v1", total_timesteps=256, n_envs=2, seed=0, wrap=wrap, subprocess=True,
                      n_steps=128, batch_size=64, n_epochs=1, progress=False)
@@ -55,8 +56,8 @@ def grouped(state_path, group_size=2):
     """A factory of CartPole copies whose episodes carry no group (SB3 resets pass none), grouped
     by ``group_size`` consecutive episodes per copy, half the groups anchors."""
     def make():
-        return MixedRewardWrapper(gym.make("CartPole-v1"), upright, anchor_rate=0.5, seed=0, state_path=state_path,
-                                  group_size=group_size, real_score="return", return_range=(0.0, 500.0))
+        mixer = MixingState.shared(state_path, MixingConfig(anchor_rate=0.5, seed=0))
+        return MixedRewardWrapper(gym.make("CartPole-v1"), upright, mixer, real_score=(0.0, 500.0), group_size=group_size)
 
     return make
 

@@ -14,7 +14,7 @@ trl = pytest.importorskip("trl", reason="needs the llm extra: pip install -e '.[
 
 from wmrl_agents.llm import build_messages, extract_code  # noqa: E402
 from wmrl_agents.trl import EnvReward, WeightedAdvantageReward, build_dataset, check_config  # noqa: E402
-from wmrl_envs.mixing import InverseVarianceWeights, weighted_advantages  # noqa: E402
+from wmrl_envs.mixing import InverseVarianceWeights, MixingConfig, weighted_advantages  # noqa: E402
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState  # noqa: E402
 
 ZERO_COST = {"exec_s": 0.0, "exec_cpu_s": 0.0, "wm_s": 0.0, "sim_steps": 0, "sim_s": 0.0}
@@ -92,7 +92,7 @@ def test_plain_rewards_are_the_real_scores():
 
 def test_weighted_advantages_match_the_mixer():
     env = CountingEnv()
-    mixed = MixedRewardWrapper(env, wm, anchor_rate=0.5, selection="quota", seed=3)
+    mixed = MixedRewardWrapper(env, wm, MixingConfig(anchor_rate=0.5, seed=3, selection="quota"))
     reward = WeightedAdvantageReward(mixed)
     oracle = InverseVarianceWeights()
     for step in range(3):
@@ -188,7 +188,7 @@ def test_two_trl_steps_plain(tiny_llm_path, tmp_path):
 def test_two_trl_steps_mixed(tiny_llm_path, tmp_path):
     env = CountingEnv()
     state = MixingState(anchor_rate=0.5, selection="quota")
-    trainer = grpo(tiny_llm_path, tmp_path, WeightedAdvantageReward(MixedRewardWrapper(env, wm, state=state)),
+    trainer = grpo(tiny_llm_path, tmp_path, WeightedAdvantageReward(MixedRewardWrapper(env, wm, state)),
                    scale_rewards="none")
     before = params(trainer)
     trainer.train()
@@ -211,10 +211,12 @@ import sys, types
 sys.path.insert(0, {tests!r})
 from test_wrappers import BiasedWM, CodeEnv
 from wmrl_agents.trl import EnvReward
+from wmrl_envs.mixing import MixingConfig, MixingState
 from wmrl_envs.wrappers import MixedRewardWrapper
 
 rank, steps = int(sys.argv[1]), [int(s) for s in sys.argv[2].split(",") if s]
-env = MixedRewardWrapper(CodeEnv(), BiasedWM(), anchor_rate=0.5, seed=5, state_path={state!r}, min_pairs=4)
+env = MixedRewardWrapper(CodeEnv(), BiasedWM(),
+                         MixingState.shared({state!r}, MixingConfig(anchor_rate=0.5, seed=5, min_pairs=4)))
 reward = EnvReward(env)
 for step in steps:  # this rank's share of each generation batch: 2 groups x 4 completions
     groups = [f"r{{rank}}-g{{k}}" for k in range(2) for _ in range(4)]
@@ -259,7 +261,7 @@ def test_every_completion_of_a_prompt_keeps_its_pair_and_a_replay_adds_none(tmp_
     groups, seeds = ["p0"] * 4 + ["p1"] * 4, [3] * 4 + [8] * 4
 
     def run(step=0):  # a (re)started process: a new state loaded from the file
-        env = MixedRewardWrapper(CountingEnv(), wm, state=MixingState(anchor_rate=1.0, state_path=tmp_path / "m.json"))
+        env = MixedRewardWrapper(CountingEnv(), wm, MixingState(anchor_rate=1.0, state_path=tmp_path / "m.json"))
         EnvReward(env)(prompts=["p"] * 8, completions=completions, seed=seeds, task_id=["task-0"] * 8, group=groups,
                        trainer_state=SimpleNamespace(global_step=step))
         return env.state
@@ -277,10 +279,11 @@ import sys, types
 sys.path.insert(0, {tests!r})
 from test_wrappers import BiasedWM, CodeEnv
 from wmrl_agents.trl import EnvReward
+from wmrl_envs.mixing import MixingConfig, MixingState
 from wmrl_envs.wrappers import MixedRewardWrapper
 
 rank, steps = int(sys.argv[1]), [int(s) for s in sys.argv[2].split(",") if s]
-env = MixedRewardWrapper(CodeEnv(), BiasedWM(), anchor_rate=1.0, state_path={state!r})
+env = MixedRewardWrapper(CodeEnv(), BiasedWM(), MixingState.shared({state!r}, MixingConfig(anchor_rate=1.0)))
 reward = EnvReward(env)
 for step in steps:  # this rank's share of each generation batch: 2 prompts x 4 completions, one seed per prompt
     groups = [f"r{{rank}}-p{{k}}" for k in range(2) for _ in range(4)]
@@ -350,7 +353,7 @@ def test_rewards_log_predicted_and_failed_predictions():
             return Prediction.failure("server down") if "fail" in action else Prediction(score=0.25)
 
     logged = {}
-    env = MixedRewardWrapper(StatusEnv(), FlakyWM(), anchor_rate=0.01, selection="quota")  # no anchor yet
+    env = MixedRewardWrapper(StatusEnv(), FlakyWM(), MixingConfig(anchor_rate=0.01, selection="quota"))  # no anchor yet
     EnvReward(env)(prompts=["p"] * 3, completions=["x = 1", "x = 'fail'", "x"], seed=[0, 1, 2], task_id=["t"] * 3,
                    group=["g", "g", "g"], trainer_state=SimpleNamespace(global_step=0), log_metric=logged.__setitem__)
     assert logged["wmrl/real_episodes"] == 0 and logged["wmrl/outcome/predicted"] == 2

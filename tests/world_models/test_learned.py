@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import spearmanr
 
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.world_models.base import Prediction, Verdict
 from wmrl_envs.world_models.factory import make_world_model
 from wmrl_envs.world_models.learned import LearnedWorldModel
@@ -69,7 +70,7 @@ def test_mixed_wrapper_teaches_a_learning_world_model_from_anchor_episodes():
             return "done", real(action), True, False, {"reward_source": "real"}
 
     model = LearnedWorldModel(Base(), min_pairs=8, refit_every=4)
-    env = MixedRewardWrapper(CodeEnv(), model, anchor_rate=1.0)
+    env = MixedRewardWrapper(CodeEnv(), model, MixingConfig(anchor_rate=1.0))
     for i, code in enumerate(programs(np.random.default_rng(2), 12)):
         env.reset(options={"group": f"g{i}"})
         env.step(code)

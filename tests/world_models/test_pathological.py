@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from wmrl_envs.cli import main
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.world_models import CHECKS, CodeCheckWorldModel, LLMCheckWorldModel
 from wmrl_envs.world_models.backends import OpenAIBackend
 from wmrl_envs.world_models.screening import MAX_PROGRAM_CHARS, guarded, safe_predict
@@ -117,7 +118,7 @@ def test_guarded_decorates_a_predict_method():
 
 @pytest.mark.parametrize("name", ["unary_100k", "none", "surrogates", "five_mb"])
 def test_wrappers_pay_a_score_for_any_action(static, name):
-    for w in (WorldModelWrapper(CodeEnv(), static), MixedRewardWrapper(CodeEnv(), static, anchor_rate=1e-9)):
+    for w in (WorldModelWrapper(CodeEnv(), static), MixedRewardWrapper(CodeEnv(), static, MixingConfig(anchor_rate=1e-9))):
         w.reset(seed=0)
         _, reward, done, _, info = w.step(ANY_INPUT[name])
         assert done and 0.0 <= reward <= 1.0 and info["reward_source"] == "world_model"

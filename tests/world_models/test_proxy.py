@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wmrl_envs  # noqa: F401
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.mle.suites import load_tasks
 from wmrl_envs.sandbox import Executor, Job, RunResult
 from wmrl_envs.world_models import make_world_model
@@ -380,7 +381,8 @@ def test_in_the_wrappers_real_programs_are_run_on_the_proxy_and_ranked(tmp_path)
         assert done and info["reward_source"] == "world_model" and info["cost"]["wm_s"] > 0
         scores[name] = reward
     assert scores["good"] > scores["constant"] + 0.2
-    mixed = MixedRewardWrapper(gym.make("WMRL/DSBench-v0", tasks=[TASK], cache_dir=str(tmp_path)), wm, anchor_rate=1.0)
+    mixed = MixedRewardWrapper(gym.make("WMRL/DSBench-v0", tasks=[TASK], cache_dir=str(tmp_path)), wm,
+                               MixingConfig(anchor_rate=1.0))
     mixed.reset(seed=0, options={"task_id": TASK, "group": "g"})
     _, real, _, _, info = mixed.step(GOOD)
     assert info["reward_source"] == "real" and info["mixing"]["wm_raw"] == pytest.approx(scores["good"])

@@ -16,6 +16,7 @@ from http_stub import StubServer
 
 from wmrl_agents.grpo import GRPOTrainer
 from wmrl_agents.trl import EnvReward
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.world_models import CHECKS, CodeCheckWorldModel, LLMCheckWorldModel, Prediction
 from wmrl_envs.world_models.backends import OpenAIBackend
 from wmrl_envs.wrappers import MixedRewardWrapper, WorldModelWrapper
@@ -182,7 +183,7 @@ def static_score(code: str = GOOD) -> float:
 
 
 def never_anchor(env: gym.Env, model, **kw) -> MixedRewardWrapper:
-    return MixedRewardWrapper(env, model, anchor_rate=1e-9, **kw)
+    return MixedRewardWrapper(env, model, MixingConfig(anchor_rate=1e-9), **kw)
 
 
 @pytest.mark.filterwarnings("ignore:LLM world model failed")
@@ -222,7 +223,7 @@ def test_execute_fallback_runs_the_episode_for_real(server):
 @pytest.mark.filterwarnings("ignore:LLM world model failed")
 def test_an_anchor_with_a_failed_prediction_pays_real_and_adds_no_pair(server):
     env = CodeEnv()
-    w = MixedRewardWrapper(env, llm(server.url), anchor_rate=1.0)
+    w = MixedRewardWrapper(env, llm(server.url), MixingConfig(anchor_rate=1.0))
     server.mode = "nonjson"
     w.reset(seed=0)
     _, reward, _, _, info = w.step(GOOD)
