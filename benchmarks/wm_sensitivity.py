@@ -41,6 +41,7 @@ from _report import table, write_json  # noqa: E402
 
 import wmrl_envs  # noqa: E402,F401
 from wmrl_agents.compare import ARMS, Budget, compare, program_limits  # noqa: E402
+from wmrl_agents.compare_text import TextWorld  # noqa: E402
 from wmrl_agents.evaluate import evaluate_policies  # noqa: E402
 from wmrl_agents.pool import PoolPolicy, choice_of, uniform_pool  # noqa: E402
 from wmrl_agents.stats import fmt, interval, paired  # noqa: E402
@@ -131,10 +132,11 @@ def run(args: argparse.Namespace) -> dict:
         task_gamma = {t: spread[k % len(spread)] for k, t in enumerate(args.train_tasks)} if spread else None
         wm = TableWorldModel(tab.reward, gamma, sigma, blind if has_blind else (), seed=0, task_gamma=task_gamma)
         print(f"[{name}] gamma={gamma} sigma={sigma} blind={has_blind}", flush=True)
-        results[name] = compare(budget=budget, arms=tuple(args.arms), seeds=args.seeds,
-                                agent=lambda seed: PoolPolicy(pool, seed=seed),
-                                workers=args.workers, out=Path(args.out) / name, env_id=ENV_ID, world_model=wm,
-                                progress=False, dsbench=False, cache=cache, tasks=tasks, mixing=args.mixing)
+        results[name] = compare(family=TextWorld(agent=lambda seed: PoolPolicy(pool, seed=seed), workers=args.workers,
+                                                 env_id=ENV_ID, world_model=wm, dsbench=False, cache=cache, tasks=tasks,
+                                                 progress=False),
+                                budget=budget, arms=tuple(args.arms), seeds=args.seeds, out=Path(args.out) / name,
+                                progress=False, mixing=args.mixing)
     return {"table": tab.summary, "pool": len(pool), "blind_programs_per_task": len(blind) / len(tab.programs),
             "budget": budget.__dict__, "seeds": args.seeds, "mixing": args.mixing_spec,
             "configs": {k: CONFIGS[k] for k in args.configs},

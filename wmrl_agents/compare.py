@@ -37,12 +37,11 @@ from __future__ import annotations
 import fcntl
 import functools
 import hashlib
-import inspect
 import json
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -50,7 +49,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from wmrl_agents.compare_text import AGENTS, LLM_NEEDS_MODEL, TextWorld, make_policy, program_limits
+from wmrl_agents.compare_text import AGENTS, LLM_NEEDS_MODEL, make_policy, program_limits
 from wmrl_agents.grpo import GRPOTrainer
 from wmrl_agents.stats import first_reach, interval, paired
 from wmrl_envs.jsonl import append_record, read_records
@@ -142,7 +141,7 @@ class Budget:
 class Study:
     """Everything one comparison needs, shared by its seeds and arms."""
 
-    world: EnvFamily
+    family: EnvFamily
     budget: Budget
     mixing: MixingConfig | None
     out: Path | None
@@ -155,12 +154,12 @@ class Study:
         in ``out/seed<N>/untrained.json``) and shared: for an LLM that is one evaluation instead
         of one per arm."""
         if update != 0:
-            return self.world.evaluate(policy, seed, self.budget.eval_samples)
+            return self.family.evaluate(policy, seed, self.budget.eval_samples)
         path = None if self.out is None else self.out / f"seed{seed}" / "untrained.json"
         if seed not in self.untrained and path is not None and path.exists():
             self.untrained[seed] = json.loads(path.read_text())
         if seed not in self.untrained:
-            self.untrained[seed] = self.world.evaluate(policy, seed, self.budget.eval_samples)
+            self.untrained[seed] = self.family.evaluate(policy, seed, self.budget.eval_samples)
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 _write_json(path, self.untrained[seed])
@@ -264,9 +263,9 @@ def run_arm(study: Study, arm: str, seed: int) -> dict:
 def _run_arm(study: Study, arm: str, seed: int, log_dir: Path | None) -> dict:
     """:func:`run_arm` of an unfinished arm, its folder (if any) locked by this process."""
     mixer = arm_mixer(study, arm, seed, log_dir)
-    envs = study.world.train_envs(mixer)
-    policy = study.world.policy(seed)
-    trainer = GRPOTrainer(envs, policy, study.world.train_tasks(envs), study.budget.group_size,
+    envs = study.family.train_envs(mixer)
+    policy = study.family.policy(seed)
+    trainer = GRPOTrainer(envs, policy, study.family.train_tasks(envs), study.budget.group_size,
                           study.budget.groups_per_update, seed=seed, progress=study.progress, log_dir=log_dir,
                           mixer=mixer, **({} if mixer is not None else _normalize(study.mixing)))
     t0 = time.perf_counter()
@@ -283,7 +282,7 @@ def _run_arm(study: Study, arm: str, seed: int, log_dir: Path | None) -> dict:
               **_arm_scores(ev, curve, history),
               "wm_fidelity": None if mixer is None else {**wm_fidelity(trainer.anchor_pairs), **_within(history)},
               "wm_memo": _wm_memo(envs),
-              **study.world.final_extras(policy, seed, study.budget.eval_samples)}
+              **study.family.final_extras(policy, seed, study.budget.eval_samples)}
     if log_dir is not None:
         _write_json(log_dir / "result.json", result)
     return result
@@ -405,7 +404,7 @@ def matched_real(study: Study, seed: int, compute_s: float) -> dict:
     snap = next((r for r in snaps if r["compute_s"] >= compute_s), snaps[-1])
     done = {r["update"]: r for r in read_records(arm_dir / "matched.jsonl")}
     if snap["update"] not in done:
-        policy = study.world.policy(seed)
+        policy = study.family.policy(seed)
         policy.load_state_dict(snap["policy"])
         ev = study.evaluate(policy, seed, snap["update"])
         done[snap["update"]] = {"update": snap["update"], "compute_s": snap["compute_s"], "heldout": ev["expected"],
@@ -440,66 +439,32 @@ def check_arms(arms: Sequence[str], seeds: Sequence[int]) -> None:
         raise ValueError("--seeds must be at least 1")
 
 
-def _family(world: EnvFamily | None, text: dict[str, Any], time_limit: float | None, progress: bool) -> EnvFamily:
-    """``world``, or the text envs' adapter built from :func:`compare`'s ``text`` keywords (which
-    contradict a ``world`` given: they would be silently unused)."""
-    if world is not None:
-        defaults = inspect.signature(compare).parameters
-        given = [k for k, v in text.items() if v != defaults[k].default]
-        if given:
-            raise ValueError(f"compare(world=...) takes its settings from the adapter; {', '.join(given)} "
-                             "would be unused: give them to the adapter (e.g. TextWorld) instead")
-        return world
-    workers = text["workers"] or 2  # the executor's slots and the env copies: programs in flight
-    env_kwargs = {**program_limits(time_limit), "workers": workers, **(text["env_kwargs"] or {})}
-    cache = None if text["cache"] is None else Path(text["cache"])
-    return TextWorld(text["env_id"], text["agent"], text["world_model"] or "static", env_kwargs, workers, cache,
-                     dict(text["tasks"] or {}), text["dsbench"], progress)
-
-
 def compare(
+    family: EnvFamily,
     budget: float | Budget = 1.0,
     arms: tuple[str, ...] = ARMS,
     seeds: int | Sequence[int] = 1,
-    agent: str | Callable[[int], object] = "composer",
-    workers: int | None = None,
-    out: str | Path | None = None,
-    env_id: str = "WMRL/MLEDojo-v0",
-    world_model=None,
-    env_kwargs: dict | None = None,
-    progress: bool = True,
     mixing: MixingConfig | None = None,
-    dsbench: bool = False,
-    cache: str | Path | None = None,
-    time_limit: float | None = 20.0,
-    tasks: dict[str, list[str]] | None = None,
-    world: EnvFamily | None = None,
+    out: str | Path | None = None,
+    progress: bool = True,
 ) -> dict:
     """Train every arm over seeds, evaluate for real on held-out tasks, and return the results.
 
-    ``seeds``: a count (seeds 0..n-1) or the seeds themselves. ``mixing``: the mixed arms'
-    ``MixingConfig``; each arm sets its own ``seed``, ``weighting`` and ``debias`` on it; its
-    ``normalize`` is the real arm's too (one GRPO for every arm).
-    ``world``: the env family's adapter (:class:`EnvFamily`); without one, a text env's
-    :class:`~wmrl_agents.compare_text.TextWorld` is built from ``env_id``, ``agent``,
-    ``world_model`` (default ``static``), ``env_kwargs``, ``workers`` (programs in flight, end to
-    end: the sandbox's slots and the episodes stepping at once; default 2), ``cache`` (the outcome
-    tables' folder), ``tasks`` (``{"train": [...], "heldout": [...]}``), ``dsbench`` and
-    ``time_limit`` (CPU-seconds a program may run, wall 4×, in place of the tasks' 60 s; None
-    keeps the tasks' limits; legitimate composer programs need at most ~8 s); with one, those
-    keywords (``time_limit`` aside, which is recorded) are the adapter's and may not be given here.
-    The command line's settings are :class:`~wmrl_agents.compare_config.CompareConfig`.
+    ``family``: the env family's adapter (:class:`EnvFamily`: ``TextWorld`` for a text env,
+    ``LiberoWorld``), which holds every setting of its envs, agent and world model; the command
+    line's settings are :class:`~wmrl_agents.compare_config.CompareConfig`, whose ``family()``
+    builds it (``run_compare(config)``: the command's one entry). ``seeds``: a count (seeds
+    0..n-1) or the seeds themselves. ``mixing``: the mixed arms' ``MixingConfig``; each arm sets
+    its own ``seed``, ``weighting`` and ``debias`` on it; its ``normalize`` is the real arm's too
+    (one GRPO for every arm).
     """
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     check_arms(arms, seeds)
     b = budget if isinstance(budget, Budget) else Budget().scaled(budget)
     if b.match_compute is not None and out is None:
         raise ValueError("match_compute keeps the real arm's policy after every update in the run folder: give out=")
-    text = {"agent": agent, "workers": workers, "env_id": env_id, "world_model": world_model, "env_kwargs": env_kwargs,
-            "dsbench": dsbench, "cache": cache, "tasks": tasks}
-    world = _family(world, text, time_limit, progress)
-    world.check()
-    study = Study(world, b, mixing, None if out is None else Path(out), progress)
+    family.check()
+    study = Study(family, b, mixing, None if out is None else Path(out), progress)
     t0 = time.perf_counter()
     runs = {seed: {arm: run_arm(study, arm, seed) for arm in arms} for seed in seeds}
     if b.match_compute is not None:
@@ -507,9 +472,9 @@ def compare(
             for arm in (a for a in arms if a != "real"):
                 runs[seed][arm] = {**runs[seed][arm], "equal_compute": equal_compute(study, seed, runs[seed][arm])}
     results = summarize(runs, arms)
-    described = world.describe()
-    results.update(config={**{k: v for k, v in described.items() if k != "outcome_table"}, "seeds": seeds,
-                           "budget": asdict(b), "mixing": MixingConfig.make(mixing).to_dict(), "time_limit": time_limit},
+    described = family.describe()
+    results.update(config={"time_limit": None, **{k: v for k, v in described.items() if k != "outcome_table"},
+                           "seeds": seeds, "budget": asdict(b), "mixing": MixingConfig.make(mixing).to_dict()},
                    wall_s=time.perf_counter() - t0, warm_zygotes=zygote_cpu())
     if "outcome_table" in described:
         results["outcome_table"] = described["outcome_table"]

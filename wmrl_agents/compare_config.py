@@ -198,11 +198,8 @@ class CompareConfig:
 
             agent = llm_agent(r.model, None if r.out is None else f"{r.out}/llm-checkpoints",  # type: ignore[arg-type]
                               max_new_tokens=r.max_new_tokens)
-        # The executor's workers bound the programs in flight; the same number of env copies keeps
-        # the trainer and the evaluation from spawning more (by default one per CPU).
-        env_kwargs = {**program_limits(r.time_limit), "executor": r.executor, "workers": r.workers}
-        return TextWorld(r.env, agent, r.world_model or "static", env_kwargs, r.workers, dsbench=r.dsbench,
-                         progress=not r.quiet)
+        return TextWorld(r.env, agent, r.world_model or "static", {"executor": r.executor}, r.workers, r.time_limit,
+                         dsbench=r.dsbench, progress=not r.quiet)
 
 
 def _require(ok: bool, name: str, what: str) -> None:
@@ -234,5 +231,5 @@ def run_compare(config: CompareConfig) -> dict:
     with contextlib.ExitStack() as stack:
         if out is None and budget.match_compute is not None:  # the real arm's per-update policies live on disk
             out = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="wmrl-compare-")))
-        return compare(budget=budget, arms=tuple(cfg.arms), seeds=seeds, out=out, progress=not cfg.quiet,
-                       mixing=cfg.mixing(), time_limit=cfg.time_limit if cfg.text else None, world=family)
+        return compare(family=family, budget=budget, arms=tuple(cfg.arms), seeds=seeds, mixing=cfg.mixing(), out=out,
+                       progress=not cfg.quiet)

@@ -89,8 +89,11 @@ class TextWorld:
         world_model: the WMRL arms' world model, or a spec for ``make_world_model`` (each arm then
             builds its own, so a model that learns from anchors never carries one arm's pairs
             into another).
-        env_kwargs: passed to ``gym.make`` (limits, executor, ...).
-        workers: env copies stepping at once, in training and evaluation.
+        env_kwargs: passed to ``gym.make`` (executor, ...; they override the limits and workers below).
+        workers: programs in flight, end to end: the sandbox's slots and the env copies stepping
+            at once, in training and evaluation.
+        time_limit: CPU-seconds a program may run (wall: :data:`WALL_PER_CPU` ×), in place of the
+            tasks' 60 s; None keeps the tasks' limits (legitimate composer programs need at most ~8 s).
         cache: the folder of the outcome tables (default: the user's shared ones).
         tasks: task ids per split (``{"train": [...], "heldout": [...]}``) to use fewer tasks.
         dsbench: also score every arm on ``WMRL/DSBench-v0`` at the end.
@@ -102,12 +105,16 @@ class TextWorld:
     world_model: str | WorldModelLike = "static"
     env_kwargs: dict = field(default_factory=dict)
     workers: int = 2
+    time_limit: float | None = 20.0
     cache: Path | None = None
     tasks: dict[str, list[str]] = field(default_factory=dict)
     dsbench: bool = False
     progress: bool = True
 
     def __post_init__(self) -> None:
+        program_limits(self.time_limit)  # raises on a bad limit
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1 (programs in flight), got {self.workers}")
         self._stores: dict[str, OutcomeStore] = {}
 
     def check(self) -> None:
@@ -132,7 +139,8 @@ class TextWorld:
         return self._stores[env_id]
 
     def make(self, env_id: str, split: str) -> Callable[[], gym.Env]:
-        kw = {**self.env_kwargs, **({"tasks": self.tasks[split]} if split in self.tasks else {})}
+        kw = {**program_limits(self.time_limit), "workers": self.workers, **self.env_kwargs,
+              **({"tasks": self.tasks[split]} if split in self.tasks else {})}
         return lambda: gym.make(env_id, split=split, **kw)
 
     def train_envs(self, mixer: MixingState | None) -> list[gym.Env]:
@@ -172,7 +180,7 @@ class TextWorld:
 
     def describe(self) -> dict:
         agent = self.agent if isinstance(self.agent, str) else getattr(self.agent, "__name__", repr(self.agent))
-        return {"env_id": self.env_id, "agent": agent, "dsbench": self.dsbench,
+        return {"env_id": self.env_id, "agent": agent, "dsbench": self.dsbench, "time_limit": self.time_limit,
                 "world_model": self.world_model if isinstance(self.world_model, str) else type(self.world_model).__name__,
                 "outcome_table": {e: {"entries": len(st), "hits": st.hits, "misses": st.misses}
                                   for e, st in self._stores.items()}}

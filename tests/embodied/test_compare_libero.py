@@ -48,7 +48,7 @@ def test_bc_agent_starts_every_arm_from_the_same_sft_policy(tmp_path):
     x = np.zeros(151, dtype=np.float32)
     assert np.allclose(a.act(x, 0), b.act(x, 0)) and list(tmp_path.glob("demos-t0-n1.npz"))
     results = compare(budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1, eval_samples=0),
-                      arms=("real", "wmrl-no-debias"), world=world, progress=False, time_limit=None)
+                      arms=("real", "wmrl-no-debias"), family=world, progress=False)
     assert set(results["summary"]) == {"real", "wmrl-no-debias"}
     start = [results["runs"]["0"][arm]["curve"][0]["heldout"] for arm in ("real", "wmrl-no-debias")]
     assert start[0] == start[1]  # the same SFT policy, scored on the same held-out init states
@@ -146,7 +146,7 @@ def test_a_robometer_style_progress_model_plugs_in_and_the_env_renders_its_frame
     world = LiberoWorld(tasks=[0], agent="gaussian", world_model=RobometerProgress(model=net, num_frames=2, image_size=16),
                         max_steps=12, wm_horizon=4, eval_inits=1, progress=False)
     results = compare(budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1, eval_samples=0),
-                      arms=("real", "wmrl"), world=world, progress=False, time_limit=None)
+                      arms=("real", "wmrl"), family=world, progress=False)
     assert results["config"]["world_model"] == "RobometerProgress"
     assert net.calls and all(shape[1:] == (16, 16, 3) for shape, _ in net.calls)
     assert results["runs"]["0"]["wmrl"]["sim_s"] > 0
@@ -179,7 +179,7 @@ def test_a_vla_with_a_residual_head_trains_in_the_same_compare():
     world = LiberoWorld(tasks=[0], agent=lambda seed: ResidualVLAPolicy(vla, seed=seed), max_steps=10, wm_horizon=4,
                         eval_inits=1, progress=False)
     results = compare(budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1, eval_samples=0),
-                      arms=("real", "wmrl"), world=world, progress=False, time_limit=None)
+                      arms=("real", "wmrl"), family=world, progress=False)
     assert vla.calls > 0 and set(results["summary"]) == {"real", "wmrl"}
     policy = ResidualVLAPolicy(vla, seed=0)
     obs = {"agentview": np.full((8, 8, 3), 128, np.uint8), "state": np.zeros(151, np.float32)}

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from wmrl_agents.compare import Budget, compare, plot, summarize, table
+from wmrl_agents.compare_text import TextWorld
 from wmrl_envs.cli import main
 
 TASKS = {"train": ["concrete-strength", "employee-attrition"], "heldout": ["penguins"]}
@@ -83,9 +84,10 @@ def test_summary_table_and_plot_from_synthetic_runs(tmp_path):
 
 @pytest.mark.slow
 def test_two_seeds_resume_and_replay(tmp_path):
-    kw = dict(agent="template", budget=Budget(updates=2, group_size=2, groups_per_update=2, eval_every=1),
-              seeds=2, arms=("real", "wmrl"), dsbench=False, cache=tmp_path / "cache", out=tmp_path / "out",
-              tasks=TASKS, progress=False, workers=2)
+    kw = dict(family=TextWorld(agent="template", dsbench=False, cache=tmp_path / "cache", tasks=TASKS, workers=2,
+                               progress=False),
+              budget=Budget(updates=2, group_size=2, groups_per_update=2, eval_every=1), seeds=2, arms=("real", "wmrl"),
+              out=tmp_path / "out", progress=False)
     first = compare(**kw)
     runs = first["runs"]
     for seed in ("0", "1"):
@@ -130,10 +132,11 @@ def test_the_main_job_without_flags_trains_the_composer():
 def test_a_proxy_arm_predicts_each_distinct_program_once_and_pays_for_the_ones_it_ran(tmp_path):
     """The template agent draws from 22 recipes, so programs repeat: the proxy behind its memo runs
     each distinct one once, and the arm's world-model compute is what those runs cost."""
-    res = compare(agent="template", budget=Budget(updates=3, group_size=8, groups_per_update=2, eval_every=3),
-                  seeds=1, arms=("real", "wmrl"), cache=tmp_path / "cache", out=tmp_path / "out",
-                  tasks={**TASKS, "train": ["concrete-strength"]}, progress=False, workers=2,
-                  world_model="proxy:rows=200,board=task")
+    res = compare(family=TextWorld(agent="template", cache=tmp_path / "cache", tasks={**TASKS,
+                                   "train": ["concrete-strength"]}, workers=2, world_model="proxy:rows=200,board=task",
+                                   progress=False),
+                  budget=Budget(updates=3, group_size=8, groups_per_update=2, eval_every=3), seeds=1, arms=("real", "wmrl"),
+                  out=tmp_path / "out", progress=False)
     arm = res["runs"]["0"]["wmrl"]
     memo = arm["wm_memo"]
     # every episode is predicted (an anchor too: its prediction is the debiaser's pair), 26 more
@@ -162,9 +165,9 @@ def test_a_live_run_and_its_replay_give_the_same_results(tmp_path):
     """Issue 42: the same seed, code and outcome table give the same results. The first run executes
     every program (an empty table), the second replays them all; every arm's scores, charged compute
     and curves agree, to the last digit (the policy-update and static-analysis seconds aside: timed, not charged)."""
-    kw = dict(agent="composer", budget=Budget(updates=3, group_size=4, groups_per_update=2, eval_every=1),
-              seeds=1, arms=("real", "wmrl", "wmrl-no-denoise"), cache=tmp_path / "cache", tasks=TASKS,
-              progress=False, workers=2)
+    kw = dict(family=TextWorld(agent="composer", cache=tmp_path / "cache", tasks=TASKS, workers=2, progress=False),
+              budget=Budget(updates=3, group_size=4, groups_per_update=2, eval_every=1), seeds=1, arms=("real", "wmrl",
+              "wmrl-no-denoise"), progress=False)
     live = compare(**kw, out=tmp_path / "live")
     table_file = tmp_path / "cache" / "WMRL_MLEDojo-v0.jsonl"
     executed = len(table_file.read_text().splitlines())
@@ -185,8 +188,8 @@ def test_match_compute_runs_the_mixed_arms_to_a_share_of_real_and_scores_real_at
     the policy it had after the first update whose compute reached the mixed arm's after the
     budget's updates."""
     budget = Budget(updates=2, group_size=2, groups_per_update=2, eval_every=1, match_compute=2.0)
-    kw = dict(agent="template", budget=budget, seeds=[3], arms=("real", "wmrl"), cache=tmp_path / "cache",
-              out=tmp_path / "out", tasks=TASKS, progress=False, workers=2)
+    kw = dict(family=TextWorld(agent="template", cache=tmp_path / "cache", tasks=TASKS, workers=2, progress=False),
+              budget=budget, seeds=[3], arms=("real", "wmrl"), out=tmp_path / "out", progress=False)
     res = compare(**kw)
     real, wmrl = res["runs"]["3"]["real"], res["runs"]["3"]["wmrl"]
     target = real["compute_s"] / 2
@@ -216,9 +219,9 @@ def test_match_compute_runs_the_mixed_arms_to_a_share_of_real_and_scores_real_at
 
 
 def test_runs_of_other_code_are_refused_not_merged(tmp_path):
-    kw = dict(agent="template", budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1),
-              seeds=[0], arms=("real",), cache=tmp_path / "cache", out=tmp_path / "out", tasks=TASKS,
-              progress=False, workers=2)
+    kw = dict(family=TextWorld(agent="template", cache=tmp_path / "cache", tasks=TASKS, workers=2, progress=False),
+              budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1), seeds=[0], arms=("real",),
+              out=tmp_path / "out", progress=False)
     compare(**kw)
     path = tmp_path / "out" / "seed0" / "real" / "result.json"
     result = json.loads(path.read_text())
@@ -235,10 +238,11 @@ def test_seeds_run_in_separate_processes_merge_into_one_results_file(tmp_path):
     import subprocess
     import sys
 
-    kw = dict(agent="template", budget=Budget(updates=2, group_size=2, groups_per_update=2, eval_every=2),
-              arms=("real", "wmrl"), cache=tmp_path / "cache", out=tmp_path / "out", tasks=TASKS, progress=False,
-              workers=1)
+    kw = dict(family=TextWorld(agent="template", cache=tmp_path / "cache", tasks=TASKS, workers=1, progress=False),
+              budget=Budget(updates=2, group_size=2, groups_per_update=2, eval_every=2), arms=("real", "wmrl"),
+              out=tmp_path / "out", progress=False)
     code = ("import json, sys; from pathlib import Path; from wmrl_agents.compare import compare, Budget; "
+            "from wmrl_agents.compare_text import TextWorld; "
             "kw = eval(sys.argv[1]); r = compare(seeds=[int(sys.argv[2])], **kw); print(json.dumps(r['runs']))")
     spec = repr({**kw, "budget": kw["budget"]}).replace("PosixPath", "Path")
     procs = [subprocess.Popen([sys.executable, "-c", code, spec, str(k)], stdout=subprocess.PIPE, text=True)
@@ -259,9 +263,9 @@ def test_an_arm_another_process_is_training_is_refused_not_trained_twice(tmp_pat
     the second is refused with who holds the arm and the fix."""
     import fcntl
 
-    kw = dict(agent="template", budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1),
-              seeds=[0], arms=("real",), cache=tmp_path / "cache", out=tmp_path / "out", tasks=TASKS,
-              progress=False, workers=1)
+    kw = dict(family=TextWorld(agent="template", cache=tmp_path / "cache", tasks=TASKS, workers=1, progress=False),
+              budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1), seeds=[0], arms=("real",),
+              out=tmp_path / "out", progress=False)
     arm = tmp_path / "out" / "seed0" / "real"
     arm.mkdir(parents=True)
     with open(arm / ".lock", "a+") as held:
@@ -283,9 +287,11 @@ def test_a_run_killed_at_random_points_resumes_to_the_undisturbed_results(tmp_pa
     import sys
     import time
 
-    kw = dict(agent="template", budget=Budget(updates=4, group_size=2, groups_per_update=2, eval_every=2),
-              seeds=[0], arms=("real", "wmrl"), cache=tmp_path / "cache", tasks=TASKS, progress=False, workers=2)
+    kw = dict(family=TextWorld(agent="template", cache=tmp_path / "cache", tasks=TASKS, workers=2, progress=False),
+              budget=Budget(updates=4, group_size=2, groups_per_update=2, eval_every=2), seeds=[0], arms=("real", "wmrl"),
+              progress=False)
     code = ("import json, sys; from pathlib import Path; from wmrl_agents.compare import compare, Budget; "
+            "from wmrl_agents.compare_text import TextWorld; "
             "compare(out=sys.argv[2], **eval(sys.argv[1]))")
     spec = repr(kw).replace("PosixPath", "Path")
     reference = compare(out=tmp_path / "whole", **kw)["runs"]["0"]

@@ -127,13 +127,6 @@ def test_workers_caps_the_programs_in_flight_in_training_and_evaluation(workers,
     assert 1 <= _Recording.most <= workers
 
 
-def test_compare_refuses_text_keywords_it_would_not_use_with_an_adapter():
-    from wmrl_agents.compare import compare
-
-    with pytest.raises(ValueError, match="workers, dsbench would be unused"):
-        compare(world=object(), workers=4, dsbench=True)  # type: ignore[arg-type]  # refused before it is used
-
-
 def test_without_out_the_matched_compute_snapshots_go_to_a_temporary_folder(calls):
     run_compare(CompareConfig(quiet=True))
     assert calls[0]["budget"].match_compute == 3.0 and calls[0]["out"] is not None

@@ -168,7 +168,7 @@ def test_the_untrained_policy_is_evaluated_once_per_seed_for_all_arms(out, tmp_p
     arms, seeds = ("real", "wmrl", "wmrl-no-debias"), 2
     world = _CountingWorld()
     budget = Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1)
-    res = compare(world=world, budget=budget, arms=arms, seeds=seeds, progress=False,
+    res = compare(family=world, budget=budget, arms=arms, seeds=seeds, progress=False,
                   out=tmp_path / "out" if out else None)
     assert world.evaluations == seeds * (len(arms) + 1)  # each arm's final policy, one untrained
     for run in res["runs"].values():
@@ -179,7 +179,7 @@ def test_the_untrained_policy_is_evaluated_once_per_seed_for_all_arms(out, tmp_p
         for arm in arms:
             (tmp_path / "out" / "seed0" / arm / "result.json").unlink()
             (tmp_path / "out" / "seed0" / arm / "curve.jsonl").unlink()
-        compare(world=world, budget=budget, arms=arms, seeds=seeds, progress=False, out=tmp_path / "out")
+        compare(family=world, budget=budget, arms=arms, seeds=seeds, progress=False, out=tmp_path / "out")
         assert world.evaluations == len(arms)  # the untrained score is read back, finals rerun
 
 
@@ -228,7 +228,7 @@ def test_each_arm_builds_one_mixer_and_hands_it_to_the_family_and_the_trainer(mo
     monkeypatch.setattr(compare_module, "GRPOTrainer", Recording)
     world = _CountingWorld()
     arms = ("real", "wmrl", "wmrl-no-debias", "wmrl-no-denoise")
-    compare(world=world, budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1), arms=arms,
+    compare(family=world, budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1), arms=arms,
             progress=False, out=tmp_path)
     assert world.mixers[0] is None and trainers[0].mixer is None  # real
     for arm, mixer, trainer in zip(arms[1:], world.mixers[1:], trainers[1:]):
@@ -254,7 +254,7 @@ def test_every_arm_runs_the_mixing_configs_normalisation(monkeypatch, tmp_path):
     budget = Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1)
     for normalize, eps in (("group", 0.1), ("none", 1e-4)):
         trainers.clear()
-        compare(world=_CountingWorld(), budget=budget, arms=("real", "wmrl"), progress=False,
+        compare(family=_CountingWorld(), budget=budget, arms=("real", "wmrl"), progress=False,
                 mixing=MixingConfig(normalize=normalize, eps=eps), out=tmp_path / normalize)
         assert [(t.normalize, t.eps) for t in trainers] == [(normalize, eps), (normalize, eps)]
 
@@ -267,7 +267,7 @@ def test_an_arm_whose_mixing_state_says_energy_resumes(tmp_path):
 
     def run(updates):
         budget = Budget(updates=updates, group_size=2, groups_per_update=1, eval_every=1)
-        return compare(world=_CountingWorld(), budget=budget, arms=("real", "wmrl"), progress=False, out=tmp_path)
+        return compare(family=_CountingWorld(), budget=budget, arms=("real", "wmrl"), progress=False, out=tmp_path)
 
     run(1)
     arm = tmp_path / "seed0" / "wmrl"

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from wmrl_agents.compare import Budget, compare
+from wmrl_agents.compare_text import TextWorld
 from wmrl_agents.train import llm_agent
 from wmrl_envs.cli import main
 
@@ -72,10 +73,10 @@ def test_llm_policy_greedy_is_deterministic_and_needs_no_rng(tiny_llm_path):
 def test_compare_trains_and_evaluates_an_llm(tiny_llm_path, tmp_path):
     agent = llm_agent(str(tiny_llm_path), tmp_path / "ckpt", max_new_tokens=8,
                       lr=1e-2, generation="transformers")
-    results = compare(agent=agent, budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1,
-                                                 eval_samples=1),
-                      arms=("real", "wmrl"), tasks={"train": ["credit-scoring"], "heldout": ["penguins"]},
-                      out=tmp_path / "out", cache=tmp_path / "cache", progress=False, workers=1)
+    results = compare(family=TextWorld(agent=agent, tasks={"train": ["credit-scoring"], "heldout": ["penguins"]},
+                                       cache=tmp_path / "cache", workers=1, progress=False),
+                      budget=Budget(updates=1, group_size=2, groups_per_update=1, eval_every=1,
+                                                 eval_samples=1), arms=("real", "wmrl"), out=tmp_path / "out", progress=False)
     assert results["config"]["agent"] == "llm"
     for arm in ("real", "wmrl"):
         run = results["runs"]["0"][arm]
