@@ -90,8 +90,10 @@ class CompareConfig:
     normalize: str = option(_MIXING["normalize"], "every arm's GRPO advantages: none (Dr. GRPO: r - group mean) or "
                             "group (also divided by the group's std, as the original GRPO)",
                             choices=("none", "group"))
-    tasks: list[str] = option(["2", "5"], "comma-separated libero_10 task indices (where the SFT policy sometimes "
-                              "succeeds)", group=LIBERO, metavar="I,J")
+    tasks: list[str] | None = option(
+        None, "comma-separated ids of the tasks to train on, as in `wmrl train` (default: every task of the train "
+        f"split; {LIBERO}: libero_10 indices or names, default 2,5, where the SFT policy sometimes succeeds)",
+        metavar="ID,ID")
     demos: str | None = option(None, "expert demonstrations for the SFT policy (default: recorded into the cache on "
                                "first use)", group=LIBERO, metavar="FILE")
     wm_horizon: int = option(100, "steps of a world-model episode", group=LIBERO, metavar="N")
@@ -109,7 +111,8 @@ class CompareConfig:
         for name in ("arms", "tasks", "seed_list"):
             if isinstance(getattr(self, name), str):
                 setattr(self, name, comma_list(getattr(self, name)))
-        self.arms, self.tasks = [str(a) for a in self.arms], [str(t) for t in self.tasks]
+        self.arms = [str(a) for a in self.arms]
+        self.tasks = None if self.tasks is None else [str(t) for t in self.tasks]
         self.seed_list = [str(x) for x in self.seed_list]
         _require(all(x.isdigit() for x in self.seed_list) and len(set(self.seed_list)) == len(self.seed_list),
                  "seed_list", f"must be distinct non-negative integers, got {','.join(self.seed_list)}")
@@ -160,11 +163,19 @@ class CompareConfig:
             from wmrl_agents.compare_libero import BUDGET
 
             default = {"agent": "bc", "world_model": "predicate", "eval_every": BUDGET["eval_every"], "eval_samples": 0,
-                       "match_compute": 0.0}
+                       "match_compute": 0.0, "tasks": ["2", "5"]}
         if self.text and self.agent == "llm":
             tokens, samples = llm_budget(self.budget, self.max_new_tokens, self.eval_samples)
             default.update(max_new_tokens=tokens, eval_samples=samples)
         return {k: v for k, v in default.items() if getattr(self, k) is None}
+
+    @staticmethod
+    def saved_names(data: dict) -> dict:
+        """A saved ``config.yaml`` under this version's meanings (``config_flags.load_yaml``): before
+        0.3, ``tasks`` was LIBERO's alone and a text run saved its unused default ``[2, 5]``."""
+        if data.get("env", "WMRL/MLEDojo-v0") != LIBERO and data.get("tasks") == ["2", "5"]:
+            return {**data, "tasks": None}
+        return data
 
     def mixing(self) -> MixingConfig:
         """The WMRL arms' ``MixingConfig`` (each arm sets its own seed, weighting and debiasing)."""
@@ -199,7 +210,7 @@ class CompareConfig:
             agent = llm_agent(r.model, None if r.out is None else f"{r.out}/llm-checkpoints",  # type: ignore[arg-type]
                               max_new_tokens=r.max_new_tokens)
         return TextWorld(r.env, agent, r.world_model or "static", {"executor": r.executor}, r.workers, r.time_limit,
-                         dsbench=r.dsbench, progress=not r.quiet)
+                         tasks={"train": r.tasks} if r.tasks else {}, dsbench=r.dsbench, progress=not r.quiet)
 
 
 def _require(ok: bool, name: str, what: str) -> None:

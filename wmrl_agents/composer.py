@@ -70,7 +70,7 @@ class Snippet:
 
 
 @dataclass(frozen=True)
-class Task:
+class RenderView:
     """What rendering needs of a ``wm_context``."""
 
     mode: str  # value | label | binary | multi (the last two: probabilities)
@@ -79,7 +79,7 @@ class Task:
     numeric: tuple[str, ...]  # numeric feature columns, most distinct values first
 
 
-def task_of(context: Mapping) -> Task:
+def task_of(context: Mapping) -> RenderView:
     """The rendering view of an env's ``wm_context``."""
     kind = get_metric(context["metric"]).kind
     mode = (
@@ -93,7 +93,7 @@ def task_of(context: Mapping) -> Task:
         if c not in (target, id_col) and d.startswith(("int", "float", "uint"))
     ]  # fmt: skip
     numeric.sort(key=lambda c: -int(uniques.get(c, 0)))
-    return Task(mode, target, id_col, tuple(numeric))
+    return RenderView(mode, target, id_col, tuple(numeric))
 
 
 # ---- reading and cleaning ---------------------------------------------------------------------
@@ -253,7 +253,7 @@ X, X_test = add_poly(X), add_poly(X_test)
 _NO_NUMERIC = Snippet("# too few numeric columns to combine\n")
 
 
-def _pairs(task: Task, op: str, sep: str) -> Snippet:
+def _pairs(task: RenderView, op: str, sep: str) -> Snippet:
     cols = task.numeric[:3]
     lines = [
         f'$df["{a}{sep}{b}"] = $df[{a!r}] {op} $df[{b!r}]\n'
@@ -262,7 +262,7 @@ def _pairs(task: Task, op: str, sep: str) -> Snippet:
     return Snippet("", "".join(lines)) if lines else _NO_NUMERIC
 
 
-def _features(variant: str, task: Task) -> Snippet:
+def _features(variant: str, task: RenderView) -> Snippet:
     if variant == "products":
         return _pairs(task, "*", "_x_")
     if variant == "ratios":
@@ -311,7 +311,7 @@ _TARGET_CLASS = {
 }  # fmt: skip
 
 
-def _target(variant: str, task: Task) -> tuple[Snippet, str, str]:
+def _target(variant: str, task: RenderView) -> tuple[Snippet, str, str]:
     table = _TARGET_VALUE if task.mode == "value" else _TARGET_CLASS
     forward, inv_pred, inv_classes = table[variant]
     imports = _LE if forward is _ENCODE_Y else ()
@@ -545,7 +545,7 @@ _PIPE = (
 )
 
 
-def _model(variant: str, task: Task, piped: bool) -> tuple[Snippet, dict]:
+def _model(variant: str, task: RenderView, piped: bool) -> tuple[Snippet, dict]:
     """The snippet defining ``model`` and its small search grid."""
     m = MODELS[variant]
     regress = task.mode == "value"
@@ -583,7 +583,7 @@ model = search.best_estimator_
 """
 
 
-def _tuning(variant: str, task: Task, grid: dict) -> Snippet:
+def _tuning(variant: str, task: RenderView, grid: dict) -> Snippet:
     if variant == "grid":
         return Snippet(
             _SEARCH.format(search="GridSearchCV", grid=grid, args=""),
@@ -662,7 +662,7 @@ except Exception as e:
 _SORTED = "X_test = X_test.sort_values(by=X_test.columns[0])\n"
 
 
-def _output(variant: str, task: Task) -> Snippet:
+def _output(variant: str, task: RenderView) -> Snippet:
     """The prediction and writing code, with the <pred>/<classes> markers unresolved."""
     proba = task.mode in ("binary", "multi")
     table = _OUT_PROBA if proba else _OUT_POINT
@@ -817,7 +817,7 @@ def _imports(snippets: Sequence[Snippet]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _stages(choice: Mapping[str, str], task: Task) -> dict[str, Snippet]:
+def _stages(choice: Mapping[str, str], task: RenderView) -> dict[str, Snippet]:
     """Each stage's snippet, with the target slot's inverse filled into the output code."""
     model, grid = _model(choice["model"], task, choice["style"] == "pipeline")
     target, inv_pred, inv_classes = _target(choice["target"], task)

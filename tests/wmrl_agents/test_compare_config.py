@@ -28,7 +28,9 @@ def test_every_flag_is_a_field_and_the_defaults_are_the_papers_protocol():
     config = from_args(CompareConfig, args)
     assert config == CompareConfig()
     assert (config.budget, config.seeds, config.workers, config.time_limit, config.anchor_rate) == (1.0, 1, 2, 20.0, 0.1)
-    assert config.arms == ["real", "wmrl"] and config.tasks == ["2", "5"] and config.dsbench  # ablations opt-in
+    assert config.arms == ["real", "wmrl"] and config.tasks is None and config.dsbench  # ablations opt-in
+    assert CompareConfig(env="WMRL/LIBERO-Long-v0").resolved().tasks == ["2", "5"]
+    assert CompareConfig(tasks="telco-churn,penguins").family().tasks == {"train": ["telco-churn", "penguins"]}
     # WMRL gets a third of real's compute on text envs; LIBERO and --match-compute 0 run equal updates
     assert config.budget_plan().match_compute == 3.0 and config.resolved().match_compute == 3.0
     libero = CompareConfig(env="WMRL/LIBERO-Long-v0")
@@ -70,6 +72,19 @@ def test_config_yaml_is_written_and_a_changed_setting_is_refused_naming_it(tmp_p
     run_compare(from_args(CompareConfig, build_parser().parse_args(["compare", "--config", str(out / "config.yaml")])))
     run_compare(CompareConfig(out=str(out), seeds=5, arms=["real", "wmrl-guard"], workers=4, quiet=True))
     assert len(calls) == 4 and yaml.safe_load((out / "config.yaml").read_text())["seeds"] == 5
+
+
+def test_a_text_folder_saved_by_0_2_with_libero_tasks_resumes(tmp_path, calls):
+    """Before 0.3 ``tasks`` was LIBERO's alone, and a text run saved its unused default ``[2, 5]``:
+    that folder resumes as the same run (its tasks: every train task), a LIBERO one keeps its tasks."""
+    out = tmp_path / "old"
+    cfg = CompareConfig(out=str(out), quiet=True)
+    run_compare(cfg)
+    saved = yaml.safe_load((out / "config.yaml").read_text())
+    (out / "config.yaml").write_text(yaml.safe_dump({**saved, "tasks": ["2", "5"]}, sort_keys=False))
+    run_compare(cfg)
+    assert len(calls) == 2 and yaml.safe_load((out / "config.yaml").read_text())["tasks"] is None
+    assert CompareConfig.saved_names({"env": "WMRL/LIBERO-Long-v0", "tasks": ["2", "5"]})["tasks"] == ["2", "5"]
 
 
 def test_a_folder_from_before_config_yaml_resumes_and_gets_one(tmp_path, calls):
