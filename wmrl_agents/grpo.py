@@ -23,7 +23,7 @@ import os
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,8 +83,6 @@ class Episode:
     anchor: bool | None = None  # None: no mixing (a real env)
     real: bool = True  # whether the env executed it
     wm_failures: int = 0  # steps whose world-model prediction failed (info["wm_failure"])
-    residual: float | None = None  # an anchor pair's real - f(wm score) (info["mixing"])
-    calibrated: bool = False  # whether the debiasing map was active when the episode ended
     wm_score: float | None = None  # the world model's raw score of the episode (info["mixing"])
     status: str | None = None  # the env's last info["status"] (e.g. "ok", "run_failed")
     cost: Cost = field(default_factory=zero_cost)
@@ -118,8 +116,6 @@ class Episode:
         mixing = info.get("mixing")
         if mixing is not None:
             self.anchor = bool(mixing["anchor"])
-            self.residual = mixing.get("residual")
-            self.calibrated = bool(mixing.get("calibrated"))
             self.wm_score = mixing.get("wm_raw")
 
     def finish(self, info: StepInfo) -> None:
@@ -132,10 +128,13 @@ class Episode:
 
 
 def run_episode(
-    env: gym.Env, policy: Sampler, task_id: str, group: str, seed: int, rng: np.random.Generator
+    env: gym.Env, policy: Sampler, task_id: str, group: str, seed: int, rng: np.random.Generator,
+    member: int | None = None,
 ) -> Episode:
-    """Reset ``env`` on ``task_id`` in group ``group`` and act until the episode ends."""
-    obs, info = env.reset(seed=seed, options={"task_id": task_id, "group": group})
+    """Reset ``env`` on ``task_id`` in group ``group`` (as its ``member``-th episode: the order a
+    mixer answers in) and act until the episode ends."""
+    options: dict[str, Any] = {"task_id": task_id, "group": group, **({} if member is None else {"member": member})}
+    obs, info = env.reset(seed=seed, options=options)
     if hasattr(policy, "reset"):  # a policy with memory across steps (action chunks) starts afresh
         policy.reset()
     ep = Episode(task_id=task_id, group=group)
@@ -198,14 +197,24 @@ def outcome_metrics(episodes: Sequence[Episode]) -> dict:
 def mix_advantages(
     groups: Sequence[Sequence[Episode]], mixer: MixingState | None, normalize: str = "none", eps: float = 1e-4
 ) -> tuple[list[np.ndarray], Weights | None]:
-    """Advantages of complete groups of episodes: the mixer's (:meth:`MixingState.advantages`,
-    which also weighs them), or without one (a plain env: every reward real, ``c = 1``) plain
-    GRPO advantages, divided by the group std + ``eps`` with ``normalize="group"``, and no weights."""
+    """Advantages of complete groups of episodes: the mixer's, asked by group
+    (:meth:`MixingState.advantages`, which also weighs them, checked against the rewards the
+    trainer saw), or without one (a plain env: every reward real, ``c = 1``) plain GRPO
+    advantages, divided by the group std + ``eps`` with ``normalize="group"``, and no weights."""
     rewards = [[e.reward for e in g] for g in groups]
     if mixer is None:
         return group_advantages(rewards, normalize=normalize == "group", eps=eps), None
-    return mixer.advantages(rewards, [g[0].anchor for g in groups], [[e.residual for e in g] for g in groups],
-                            [[e.calibrated for e in g] for g in groups])
+    return mixer.advantages([g[0].group for g in groups], check=rewards)
+
+
+def members(keys: Iterable[str]) -> list[int]:
+    """Each key's place among the earlier ones equal to it: ``a, a, b, a`` -> ``0, 1, 0, 2``."""
+    seen: Counter[str] = Counter()
+    out = []
+    for k in keys:
+        out.append(seen[k])
+        seen[k] += 1
+    return out
 
 
 def find_mixer(envs: gym.Env | Sequence[gym.Env]) -> MixingState | None:
@@ -275,8 +284,11 @@ class EnvPool:
             return list(pool.map(one, items))
 
     def run(self, jobs: Sequence[Job], policy: Sampler, progress: tqdm | None = None) -> list[Episode]:
-        """``jobs``: ``(task_id, group, seed)``; episodes come back in job order."""
-        return self.map(lambda env, job: run_episode(env, policy, *job, np.random.default_rng(job[2])), jobs, progress)
+        """``jobs``: ``(task_id, group, seed)``; episodes come back in job order, and each is its
+        group's next ``member`` in that order."""
+        places = members(job[1] for job in jobs)
+        return self.map(lambda env, job: run_episode(env, policy, *job[0], np.random.default_rng(job[0][2]), job[1]),
+                        list(zip(jobs, places)), progress)
 
 
 class GRPOTrainer:

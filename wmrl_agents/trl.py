@@ -40,6 +40,7 @@ from wmrl_agents.grpo import (
     COST_KEYS,
     EnvPool,
     Episode,
+    members,
     mix_advantages,
     outcome_metrics,
     receive_mixer,
@@ -175,10 +176,11 @@ class EnvReward:
         """Run one episode per completion, in order, up to ``concurrency`` at once."""
 
         def one(env: gym.Env, job: tuple) -> Episode:
-            completion, s, t, key = job
-            return run_episode(env, _Submit(extract_code(_text(completion))), t, key, int(s), np.random.default_rng(int(s)))
+            completion, s, t, key, member = job
+            return run_episode(env, _Submit(extract_code(_text(completion))), t, key, int(s), np.random.default_rng(int(s)),
+                               member)
 
-        return self.pool.map(one, list(zip(completions, seed, task_id, keys)))
+        return self.pool.map(one, list(zip(completions, seed, task_id, keys, members(keys))))
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], seed: Sequence[int] | None = None,
                  task_id: Sequence[str] | None = None, group: Sequence[str] | None = None, trainer_state: Any = None,

@@ -301,10 +301,12 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
     :class:`~wmrl_envs.mixing.state.MixingState`), which a trainer receives to ask for advantages.
 
     Groups come from ``reset(options={"group": key})`` (the env's ``info["group"]``); whole groups are
-    anchors or not. An episode reset without a group key (SB3's automatic resets, any group-less
-    trainer) is grouped by ``group_size``: with ``group_size=G``, each wrapper (env copy) puts its
-    consecutive group-less episodes into groups of G, so inverse-variance weights exist once a
-    group has completed; without it, each episode is its own group and ``weight`` stays None.
+    anchors or not. A trainer also gives each episode its place in the group (``"member": i``), the
+    order in which the mixer answers its ``advantages``. An episode reset without a group key (SB3's
+    automatic resets, any group-less trainer) is grouped by ``group_size``: with ``group_size=G``,
+    each wrapper (env copy) puts its consecutive group-less episodes into groups of G, so
+    inverse-variance weights exist once a group has completed; without it, each episode is its
+    own group and ``weight`` stays None.
     Consecutive episodes rather than reset seeds, because SB3 seeds only a copy's first reset
     (``seed + i`` for copy i) and passes ``seed=None`` afterwards; a group of one copy's
     consecutive episodes is also sampled by one policy version. Such a group mixes whatever tasks
@@ -335,9 +337,9 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
     advantages, else to the last completed group of two or more episodes; None before any, always
     None for group-less episodes without ``group_size`` and no trainer), ``residual`` (an anchor
     pair's ``real - f(wm_raw)`` with the map before the pair, else None) and ``calibrated``
-    (whether the debiasing map is active): trainers pass the last two back to the mixer,
-    :meth:`~wmrl_envs.mixing.state.MixingState.advantages`. At an episode's end it also
-    has ``monitor``: the exploitation monitor's ``alarm``, ``calibrated``, recent ``calib_error``,
+    (whether the debiasing map is active), reported only: trainers ask the mixer by group
+    (:meth:`~wmrl_envs.mixing.state.MixingState.advantages`), which recorded them. At an
+    episode's end it also has ``monitor``: the exploitation monitor's ``alarm``, ``calibrated``, recent ``calib_error``,
     ``overrating`` and ``spearman``, its ``pairs`` and the current ``anchor_rate``
     (``mixing/monitor.py``; the full report is ``stats()["monitor"]``). ``config=MixingConfig(
     adaptive=True)`` lets the monitor move the anchor rate (``mixing/controller.py``).
@@ -390,6 +392,7 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
         self._anchor = False
         self._task: str | None = None  # the episode's task id (reset info), for per-task calibration
         self._seed: int | None = None
+        self._member: int | None = None  # the episode's place in the trainer's group (reset option "member")
         self._identity: Any = None  # an anchor episode's hash: its reset seed or observation, its actions
         self._s: float | None = None
         self._return = 0.0
@@ -431,6 +434,8 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
             raise ValueError("MixingConfig(calibration='per-task') corrects the map per task, and this env's reset info "
                              "has no 'task_id': put one there (reset options or the env), or use calibration='pooled'")
         self._seed, self._identity = seed, None
+        member = (options or {}).get("member")
+        self._member = None if member is None else int(member)
         if self._anchor:  # its pair is named by what makes it unique in its group (mixing/state.py)
             self._identity = hashlib.blake2b(_canonical(obs if seed is None else seed), digest_size=8)
         self._s = None
@@ -552,7 +557,8 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
             reward = real
         residual = None
         if terminated or truncated:
-            residual = self.state.end_episode(self._group, reward, wm_score, real, self._episode(), self._task)
+            residual = self.state.end_episode(self._group, reward, wm_score, real, self._episode(), self._task,
+                                              self._member)
         mixing: MixingInfo = {
             "anchor": self._anchor,
             "group": self._group,

@@ -45,9 +45,10 @@ def trainer_batch(state: MixingState, gs: list[int]) -> dict:
     return {"episodes": done, "advantages": [a.tolist() for a in adv], "weights": w.to_dict()}
 
 
-def play(state: MixingState, run: str, groups: range) -> list[dict]:
+def play(state: MixingState, run: str, groups: range, batch=trainer_batch) -> list[dict]:
+    """``batch``: how a trainer's batch asks for advantages (0.2's call by default)."""
     if run == "trainer":
-        return [trainer_batch(state, [g, g + 1]) for g in groups[::2]]
+        return [batch(state, [g, g + 1]) for g in groups[::2]]
     return [{"episode": episode(state, g, i, sized=True), "w_anchor": state.weight(True), "w_wm": state.weight(False)}
             for g in groups for i in range(SIZE)]
 

@@ -7,11 +7,18 @@ import shutil
 from pathlib import Path
 
 import pytest
-from state_v02 import CONFIG, CUT, GROUPS, play, stats
+from state_v02 import CONFIG, CUT, GROUPS, SIZE, episode, play, stats
 
 from wmrl_envs.mixing.state import MixingState
 
 DATA = Path(__file__).parent / "data" / "state_v02"
+
+
+def trainer_batch(state: MixingState, gs: list[int]) -> dict:
+    """The generator's trainer batch, asking by group key as 0.3 does."""
+    done = [[episode(state, g, i, sized=False) for i in range(SIZE)] for g in gs]
+    adv, w = state.advantages([f"g{g}" for g in gs], check=[[e["paid"] for e in m] for m in done])
+    return {"episodes": done, "advantages": [a.tolist() for a in adv], "weights": w.to_dict()}
 
 
 @pytest.mark.parametrize("run", ["trainer", "groupless"])
@@ -23,6 +30,6 @@ def test_a_run_saved_by_0_2_resumes_with_the_same_rewards_weights_and_counts(tmp
     if run == "trainer":
         state.claim_weights()
     assert state.counts["episodes"] == CUT * 4  # the finished writer's counts are taken over
-    second = json.loads(json.dumps(play(state, run, range(CUT, GROUPS))))
+    second = json.loads(json.dumps(play(state, run, range(CUT, GROUPS), batch=trainer_batch)))
     assert second == expected["second_half"]
     assert stats(state) == expected["stats"]

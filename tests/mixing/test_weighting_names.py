@@ -25,6 +25,17 @@ def test_energy_is_refused_with_its_new_name():
         MixingConfig(weighting="variance")
 
 
+def ask(state: MixingState, batch: int) -> list:
+    """One batch of groups REWARDS, played into ``state`` and asked for by key."""
+    keys = [f"b{batch}-k{k}" for k in range(len(REWARDS))]
+    state.claim_weights()  # a trainer's: its groups complete when it asks
+    for key, rewards, anchor in zip(keys, REWARDS, ANCHORS):
+        for i, r in enumerate(rewards):
+            state.begin_episode(key, anchor=anchor)
+            state.end_episode(key, r, None, None, member=i)
+    return state.advantages(keys)[0]
+
+
 def _as_saved_before_the_rename(state: dict) -> dict:
     state = json.loads(json.dumps(state))
     state["config"]["weighting"] = state["weighter"]["weighting"] = "energy"
@@ -34,13 +45,13 @@ def _as_saved_before_the_rename(state: dict) -> dict:
 def test_a_snapshot_saved_with_energy_resumes_silently_and_pooled_is_still_refused(tmp_path):
     path = tmp_path / "mixing.json"
     mixer = MixingState(CONFIG, state_path=path)
-    mixer.advantages(REWARDS, ANCHORS)
+    ask(mixer, 0)
     path.write_text(json.dumps(_as_saved_before_the_rename(json.loads(path.read_text()))))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the run chose "energy" before the rename: nothing to warn about
         resumed = MixingState(CONFIG, state_path=path)
     assert resumed.weighter.state_dict() == mixer.weighter.state_dict()
-    for a, b in zip(resumed.advantages(REWARDS, ANCHORS)[0], mixer.advantages(REWARDS, ANCHORS)[0]):
+    for a, b in zip(ask(resumed, 1), ask(mixer, 1)):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match=r"another configuration: weighting='inverse-variance' \(this run: 'pooled'\)"):
         MixingState(MixingConfig.make(CONFIG, weighting="pooled"), state_path=path)

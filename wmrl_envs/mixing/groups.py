@@ -17,6 +17,7 @@ class Member(NamedTuple):
     reward: float
     residual: float | None  # real - f(wm score), f before the pair; None without a pair
     calibrated: bool  # whether f was an active map
+    place: int | None = None  # its place in the trainer's group (reset option "member"), if given
 
 
 class OpenGroups:
@@ -41,6 +42,17 @@ class OpenGroups:
     def close_all_but(self, keep: str) -> dict[str, list[Member]]:
         """A new group ``keep`` began: every open group but it and the sized ones not yet full is complete."""
         return self._pop([k for k, m in self.members.items() if k != keep and len(m) >= self.sizes.get(k, 0)])
+
+    def take(self, keys: list[str]) -> dict[str, list[Member]]:
+        """Groups ``keys``, complete (a trainer asks for their advantages), each in the trainer's
+        order where its episodes said their place (``Member.place``), else in the order they ended."""
+        missing = [k for k in keys if k not in self.members]
+        if missing:
+            raise ValueError(f"no finished episode of group(s) {missing} reached this mixer: ask for the groups whose "
+                             "episodes ran through its MixedRewardWrapper, once each")
+        taken = self._pop(keys)
+        return {k: (sorted(m, key=lambda x: x.place) if all(x.place is not None for x in m) else m)  # type: ignore[arg-type,return-value]
+                for k, m in taken.items()}
 
     def pop_all(self) -> dict[str, list[Member]]:
         """Every open group is complete (a trainer's batch ended)."""

@@ -114,26 +114,23 @@ class RewardMixer:
         stats = self._diagnostics(s_anchor, y_anchor)  # with the map before this batch
         st = self.state
         batch = st.counts.get("batch_batches", 0)
-        rewards, debiased, residuals, calibrated = [], [], [], []
+        rewards, debiased, keys = [], [], []
         for k, (s, y) in enumerate(zip(s_groups, y_groups)):
-            key = f"batch{batch}-g{k}"
-            r, d, res, cal = [], [], [], []
+            keys.append(f"batch{batch}-g{k}")
+            r, d = [], []
             for i, s_i in enumerate(s.tolist()):  # as the wrapper: begin, pay, end (pair in), per member
-                st.begin_episode(key, len(s), anchor=y is not None)
+                st.begin_episode(keys[-1], anchor=y is not None)
                 d.append(st.transform(s_i))
                 r.append(d[-1] if y is None else float(y[i]))
-                res.append(st.end_episode(key, r[-1], s_i, None if y is None else r[-1], episode=str(i)))
-                cal.append(st.calibrated)
+                st.end_episode(keys[-1], r[-1], s_i, None if y is None else r[-1], episode=str(i), member=i)
             rewards.append(np.array(r) if y is None else y)
             debiased.append(np.array(d))
-            residuals.append(res)
-            calibrated.append(cal)
         n_real = int(y_anchor.size)
         n_saved = int(sum(len(s) for s, a in zip(s_groups, is_anchor) if not a))
         with st.lock:
             for name, n in zip(("batches", *_TOTALS), (1, len(s_groups), int(is_anchor.sum()), n_real, n_saved)):
                 st.counts[f"batch_{name}"] = st.counts.get(f"batch_{name}", 0) + n
-        advantages, weights = st.advantages(rewards, is_anchor.tolist(), residuals, calibrated)  # saves
+        advantages, weights = st.advantages(keys)  # saves
         t = self.totals
         stats.update(
             groups=len(s_groups),

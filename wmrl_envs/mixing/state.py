@@ -1,10 +1,11 @@
-"""The mixer: WMRL's one object that owns the anchor sampler, the debiaser, the only weighter,
-the reward-hacking guard and their persistence (one snapshot format, one pair log).
+"""The mixer: WMRL's one object that owns the anchor sampler, the debiaser, the only weighter and
+the reward-hacking guard (kept on disk by ``mixing/store.py``: one snapshot format, one pair log).
 
 ``MixedRewardWrapper`` tags episodes (``begin_episode``: anchor or not; ``end_episode``: the
-reward paid, the anchor pair) and feeds them to it; the trainers (``GRPOTrainer``, TRL's
-``WeightedAdvantageReward``) receive it and ask it for the advantages of their complete groups
-(:meth:`MixingState.advantages`); ``RewardMixer`` is its batch face. The weights come from one
+reward paid, the anchor pair, the episode's place in its group) and feeds them to it; the
+trainers (``GRPOTrainer``, TRL's ``WeightedAdvantageReward``) receive it and ask it, by group key,
+for the advantages of their complete groups (:meth:`MixingState.advantages`): it answers from
+what it recorded, so a reward crosses the mixer once; ``RewardMixer`` is its batch face. The weights come from one
 :class:`~wmrl_envs.mixing.denoise.InverseVarianceWeights` built from the ``MixingConfig``
 (``ema``, ``weighting``), the advantages from the config's ``normalize`` and ``eps``:
 
@@ -176,54 +177,52 @@ class MixingState:
             self.claimed = True
         return self
 
-    def advantages(
-        self,
-        rewards: Sequence[Floats],
-        anchors: Sequence[bool | None],
-        residuals: Sequence[Sequence[float | None]] | None = None,
-        calibrated: Sequence[Sequence[bool]] | None = None,
-    ) -> tuple[list[np.ndarray], Weights]:
-        """Weighted advantages of one batch of complete groups: the one path every trainer takes.
-
-        Args:
-            rewards: per group, its members' rewards (real for anchors, else the debiased score).
-            anchors: per group, whether it is an anchor group (None: no mixing, a real reward).
-            residuals: per group, each member's ``info["mixing"]["residual"]`` (None without a pair).
-            calibrated: per group, each member's ``info["mixing"]["calibrated"]``; the residuals
-                count as calibrated when every member with one says so.
+    def advantages(self, keys: Sequence[str], check: Sequence[Floats] | None = None) -> tuple[list[np.ndarray], Weights]:
+        """Weighted advantages of one batch of complete groups, asked by group key: the one path
+        every trainer takes. The mixer answers from the episodes it recorded (the reward each was
+        paid, its anchor pair's residual, whether the map was active), each group in the order its
+        episodes gave with the reset option ``"member"`` (the trainers' order; else the order they
+        ended); ``info["mixing"]`` only reports them. ``check``: the rewards the trainer saw, per
+        group in its order; a ``ValueError`` if they are not what the mixer paid (a wrapper above
+        ``MixedRewardWrapper`` that changes rewards would otherwise train on other numbers).
 
         Centred per group (÷ group std + ``eps`` with ``normalize="group"``), multiplied by the
         inverse-variance multiplier of the group's type (:func:`weighted_advantages`); the weights
         become :attr:`weights`, what ``weight()`` and ``info["mixing"]["weight"]`` report. The
         batch's anchor pairs then enter the map (:meth:`commit`): the next batch is paid through it.
         """
-        residuals = residuals if residuals is not None else [[None] * len(g) for g in rewards]
-        calibrated = calibrated if calibrated is not None else [[False] * len(g) for g in rewards]
-        if not len(rewards) == len(anchors) == len(residuals) == len(calibrated):
-            raise ValueError(f"rewards, anchors, residuals and calibrated differ in length: {len(rewards)}, "
-                             f"{len(anchors)}, {len(residuals)}, {len(calibrated)} groups")
-        measured = [c for rs, cs in zip(residuals, calibrated) for r, c in zip(rs, cs) if r is not None]
         c = self.config
         with self.lock:
+            keys = [str(k) for k in keys]
+            if len(set(keys)) != len(keys):
+                raise ValueError(f"a batch asks for each group once, got {keys}")
+            if not self.claimed:
+                raise ValueError("advantages() is a trainer's question: claim the mixer first (claim_weights(), as "
+                                 "GRPOTrainer and WeightedAdvantageReward do), so that its groups wait for it")
+            taken = self.groups.take(keys)
+            members = [taken[k] for k in keys]
+            if check is not None:
+                _check_paid(keys, members, check)
+            measured = [x.calibrated for m in members for x in m if x.residual is not None]
             advantages, self.weights = weighted_advantages(
-                rewards,
-                [a is not False for a in anchors],
+                [[x.reward for x in m] for m in members],
+                [self.anchor_of[k] for k in keys],
                 self.weighter,
-                [[r for r in rs if r is not None] or None for rs in residuals],
+                [[x.residual for x in m if x.residual is not None] or None for m in members],
                 calibrated=bool(measured) and all(measured),
                 normalize=c.normalize,
                 eps=c.eps,
             )
-            self.end_batch()
+            self.end_batch(taken)
             return advantages, self.weights
 
-    def end_batch(self) -> None:
+    def end_batch(self, asked: dict[str, list[Member]] | None = None) -> None:
         """A trainer's batch is over: its groups complete (counted, and the adaptive rate moves) and
         its anchor pairs enter the map (:meth:`commit`), so the next batch is anchored and paid by
         what the whole batch showed, whichever of its episodes finished first (module docstring).
         :meth:`advantages` calls it; a trainer that asks for none (``EnvReward``) calls it itself."""
         with self.lock:
-            self._adapt(self._fold(self.groups.pop_all()))
+            self._adapt(self._fold({**(asked or {}), **self.groups.pop_all()}))
             self.commit()
             self.save()
 
@@ -322,14 +321,15 @@ class MixingState:
 
     def end_episode(
         self, key: str, reward: float, wm_score: float | None, real: float | None, episode: str | None = None,
-        task: str | None = None,
+        task: str | None = None, member: int | None = None,
     ) -> float | None:
         """Keep the episode's reward for its group; an anchor pair goes to the debiaser and disk.
 
         Returns the pair's residual ``real - f(wm_score)`` through the map *before* the pair was
         added (None without a pair). ``episode`` is the episode's identity within its group (the
         wrappers pass its reset seed or observation and a hash of its actions), so that a replayed
-        episode has the same pair id (module docstring); ``task`` its task (per-task calibration)."""
+        episode has the same pair id (module docstring); ``task`` its task (per-task calibration);
+        ``member`` its place in the trainer's group (:meth:`advantages` answers in that order)."""
         with self.lock:
             residual = None
             if not self.claimed:  # no trainer batches: each pair enters the map as its episode ends
@@ -344,7 +344,7 @@ class MixingState:
                     self.counts["anchor_pairs"] = self.counts.get("anchor_pairs", 0) + 1
                 if not self.claimed:
                     self.commit()
-            full = self.groups.add(key, Member(float(reward), residual, calibrated))
+            full = self.groups.add(key, Member(float(reward), residual, calibrated, member))
             if full:
                 self._adapt(self._fold(full))
             self.save()  # every finished episode: a restart resumes after it, not at an older cut
@@ -440,3 +440,13 @@ def _pending(saved: list) -> _Pair:
     """A pending pair of a snapshot: ``[id, s, y, task, own]``."""
     i, s, y, task, own = saved
     return _Pair(str(i), float(s), float(y), None if task is None else str(task), bool(own))
+
+
+def _check_paid(keys: Sequence[str], members: list[list[Member]], seen: Sequence[Floats]) -> None:
+    """A ``ValueError`` unless the trainer saw, per group, the rewards the mixer paid."""
+    for key, m, rs in zip(keys, members, seen):
+        paid = [x.reward for x in m]
+        if len(paid) != len(rs) or not np.allclose(paid, np.asarray(rs, dtype=np.float64), rtol=0, atol=1e-9):
+            raise ValueError(f"group {key!r}: the trainer saw rewards {list(map(float, rs))} and the mixer paid {paid}: "
+                             "a wrapper above MixedRewardWrapper changes rewards (put it below), or the group's "
+                             "episodes ran through another mixer")
