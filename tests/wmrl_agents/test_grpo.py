@@ -385,3 +385,17 @@ def test_within_group_fidelity_is_the_mean_spearman_of_anchor_groups_that_vary()
     assert out["wm/within_groups"] == 3
     assert out["wm/within_group_spearman"] == pytest.approx((1 - 1 + 0.4) / 3)
     assert within_group_fidelity(groups[3:]) == {"wm/within_group_spearman": None, "wm/within_groups": 0}
+
+
+def test_the_mixer_is_asked_by_group_and_a_wrapper_that_changes_rewards_above_it_is_refused():
+    """The trainer asks the mixer for its groups by key; the rewards it saw must be the ones the
+    mixer paid, so a reward-changing wrapper above MixedRewardWrapper is named, never trained on."""
+    doubled = gym.wrappers.TransformReward(MixedRewardWrapper(RecipeEnv(), NoisyWM(), MixingConfig(anchor_rate=0.5)),
+                                           lambda r: 2 * r + 1)
+    with pytest.raises(ValueError, match="a wrapper above MixedRewardWrapper changes rewards"):
+        GRPOTrainer(doubled, TemplatePolicy(), list(CONTEXTS), progress=False).train(1)
+    with pytest.raises(ValueError, match=r"claim the mixer first \(claim_weights\(\)"):
+        MixingState().advantages(["g0"])
+    mixer = MixingState().claim_weights()
+    with pytest.raises(ValueError, match=r"no finished episode of group\(s\) \['g0'\] reached this mixer"):
+        mixer.advantages(["g0"])
