@@ -46,6 +46,7 @@ from wmrl_agents.evaluate import evaluate_policies  # noqa: E402
 from wmrl_agents.pool import PoolPolicy, choice_of, uniform_pool  # noqa: E402
 from wmrl_agents.stats import fmt, interval, paired  # noqa: E402
 from wmrl_envs.mixing import MixingConfig  # noqa: E402
+from wmrl_envs.mixing.config import advantage_setting  # noqa: E402
 from wmrl_envs.replay import OutcomeStore, action_key, task_key  # noqa: E402
 from wmrl_envs.settings import parse_bool, parse_settings  # noqa: E402
 
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> dict:
                                                  env_id=ENV_ID, world_model=wm, dsbench=False, cache=cache, tasks=tasks,
                                                  progress=False),
                                 budget=budget, arms=tuple(args.arms), seeds=args.seeds, out=Path(args.out) / name,
-                                progress=False, mixing=args.mixing)
+                                progress=False, mixing=args.mixing, **args.advantage)
     return {"table": tab.summary, "pool": len(pool), "blind_programs_per_task": len(blind) / len(tab.programs),
             "budget": budget.__dict__, "seeds": args.seeds, "mixing": args.mixing_spec,
             "configs": {k: CONFIGS[k] for k in args.configs},
@@ -150,6 +151,16 @@ def mixing_config(spec: str) -> MixingConfig | None:
         return None
     types = {f.name: parse_bool if isinstance(f.default, bool) else type(f.default) for f in fields(MixingConfig)}
     return MixingConfig.make(None, **parse_settings(spec, types, "--mixing (MixingConfig fields)"))
+
+
+def split_advantage(spec: str) -> tuple[str, dict]:
+    """``--mixing`` without ``normalize``/``eps`` (MixingConfig fields until 0.3, every arm's
+    advantage setting since: ``compare(normalize=, eps=)``), and those two, checked."""
+    parts = [p for p in spec.split(",") if p.strip()]
+    mine = [p for p in parts if p.split("=")[0].strip() in ("normalize", "eps")]
+    given = {k.strip(): v.strip() for k, v in (p.split("=", 1) for p in mine)}
+    advantage = advantage_setting(given.get("normalize", "none"), float(given.get("eps", 1e-4)))
+    return ",".join(p for p in parts if p not in mine), advantage
 
 
 def _rows(config: str, res: dict, arms: list[str]) -> list[dict]:
@@ -212,12 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--cache", default=None, help="outcome-table folder (default: the user's shared one)")
     p.add_argument("--mixing", default="", metavar="K=V,...",
-                   help="MixingConfig fields for the WMRL arms, e.g. min_pairs=8,normalize=group (default: its defaults)")
+                   help="MixingConfig fields for the WMRL arms, e.g. min_pairs=8,ema=0.5 (default: its defaults), "
+                        "and every arm's normalize=none|group and eps")
     p.add_argument("--out", default="runs/wm_sensitivity")
     args = p.parse_args(argv)
     args.mixing_spec = args.mixing
     try:
-        args.mixing = mixing_config(args.mixing)
+        mixing, args.advantage = split_advantage(args.mixing)
+        args.mixing = mixing_config(mixing)
     except ValueError as e:
         p.error(f"--mixing: {e}")
     args.configs = list(CONFIGS) if args.configs == "all" else [c.strip() for c in args.configs.split(",")]

@@ -54,6 +54,7 @@ from wmrl_agents.grpo import GRPOTrainer
 from wmrl_agents.stats import first_reach, interval, paired
 from wmrl_envs.jsonl import append_record, read_records
 from wmrl_envs.mixing import MixingConfig, MixingState
+from wmrl_envs.mixing.config import advantage_setting
 from wmrl_envs.sandbox.warm import zygote_cpu
 
 __all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "EnvFamily", "check_arms", "compare", "make_policy",
@@ -146,6 +147,8 @@ class Study:
     mixing: MixingConfig | None
     out: Path | None
     progress: bool
+    normalize: str = "none"  # every arm's GRPO advantages (GRPOTrainer)
+    eps: float = 1e-4
     untrained: dict = field(default_factory=dict)  # seed -> the held-out evaluation at update 0
 
     def evaluate(self, policy: Any, seed: int, update: int) -> dict:
@@ -228,13 +231,6 @@ def _wm_memo(envs: list[gym.Env]) -> dict | None:
     return {"hits": wm.hits, "misses": wm.misses} if wm is not None and hasattr(wm, "hits") else None
 
 
-def _normalize(mixing: MixingConfig | None) -> dict[str, Any]:
-    """The real arm's advantage normalisation: the mixed arms' (``MixingConfig.normalize`` and
-    ``eps``), so every arm runs the same GRPO and differs only in where its rewards come from."""
-    config = mixing or MixingConfig()
-    return {"normalize": config.normalize, "eps": config.eps}
-
-
 def run_arm(study: Study, arm: str, seed: int) -> dict:
     """Train one arm for one seed with held-out evaluations at the checkpoints; resumes from ``out``:
     a finished arm is read back, an unfinished one continues from its trainer checkpoint, and the
@@ -267,7 +263,7 @@ def _run_arm(study: Study, arm: str, seed: int, log_dir: Path | None) -> dict:
     policy = study.family.policy(seed)
     trainer = GRPOTrainer(envs, policy, study.family.train_tasks(envs), study.budget.group_size,
                           study.budget.groups_per_update, seed=seed, progress=study.progress, log_dir=log_dir,
-                          mixer=mixer, **({} if mixer is not None else _normalize(study.mixing)))
+                          mixer=mixer, normalize=study.normalize, eps=study.eps)
     t0 = time.perf_counter()
     try:
         curve, ev, history = _train(study, trainer, seed, log_dir)
@@ -447,6 +443,8 @@ def compare(
     mixing: MixingConfig | None = None,
     out: str | Path | None = None,
     progress: bool = True,
+    normalize: str = "none",
+    eps: float = 1e-4,
 ) -> dict:
     """Train every arm over seeds, evaluate for real on held-out tasks, and return the results.
 
@@ -455,8 +453,8 @@ def compare(
     line's settings are :class:`~wmrl_agents.compare_config.CompareConfig`, whose ``family()``
     builds it (``run_compare(config)``: the command's one entry). ``seeds``: a count (seeds
     0..n-1) or the seeds themselves. ``mixing``: the mixed arms' ``MixingConfig``; each arm sets
-    its own ``seed``, ``weighting`` and ``debias`` on it; its ``normalize`` is the real arm's too
-    (one GRPO for every arm).
+    its own ``seed``, ``weighting`` and ``debias`` on it. ``normalize``, ``eps``: every arm's GRPO
+    advantages (one GRPO for every arm: :func:`~wmrl_envs.mixing.config.advantage_setting`).
     """
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     check_arms(arms, seeds)
@@ -464,7 +462,8 @@ def compare(
     if b.match_compute is not None and out is None:
         raise ValueError("match_compute keeps the real arm's policy after every update in the run folder: give out=")
     family.check()
-    study = Study(family, b, mixing, None if out is None else Path(out), progress)
+    advantage = advantage_setting(normalize, eps)  # raises on a bad value, before anything runs
+    study = Study(family, b, mixing, None if out is None else Path(out), progress, **advantage)
     t0 = time.perf_counter()
     runs = {seed: {arm: run_arm(study, arm, seed) for arm in arms} for seed in seeds}
     if b.match_compute is not None:
@@ -474,7 +473,8 @@ def compare(
     results = summarize(runs, arms)
     described = family.describe()
     results.update(config={"time_limit": None, **{k: v for k, v in described.items() if k != "outcome_table"},
-                           "seeds": seeds, "budget": asdict(b), "mixing": MixingConfig.make(mixing).to_dict()},
+                           "seeds": seeds, "budget": asdict(b), "mixing": MixingConfig.make(mixing).to_dict(),
+                           **advantage},
                    wall_s=time.perf_counter() - t0, warm_zygotes=zygote_cpu())
     if "outcome_table" in described:
         results["outcome_table"] = described["outcome_table"]

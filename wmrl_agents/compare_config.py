@@ -87,7 +87,7 @@ class CompareConfig:
     adaptive: bool = option(False, "let the exploitation monitor move the anchor rate between --min-rate and --max-rate")
     min_rate: float = option(_MIXING["min_rate"], "lowest adaptive anchor rate", metavar="R")
     max_rate: float = option(_MIXING["max_rate"], "highest adaptive anchor rate", metavar="R")
-    normalize: str = option(_MIXING["normalize"], "every arm's GRPO advantages: none (Dr. GRPO: r - group mean) or "
+    normalize: str = option("none", "every arm's GRPO advantages: none (Dr. GRPO: r - group mean) or "
                             "group (also divided by the group's std, as the original GRPO)",
                             choices=("none", "group"))
     tasks: list[str] | None = option(
@@ -180,7 +180,7 @@ class CompareConfig:
     def mixing(self) -> MixingConfig:
         """The WMRL arms' ``MixingConfig`` (each arm sets its own seed, weighting and debiasing)."""
         return MixingConfig(anchor_rate=self.anchor_rate, adaptive=self.adaptive, min_rate=self.min_rate,
-                            max_rate=self.max_rate, normalize=self.normalize)
+                            max_rate=self.max_rate)
 
     def budget_plan(self) -> Budget:
         """The training each arm gets: the env family's default budget scaled by ``budget``."""
@@ -243,4 +243,4 @@ def run_compare(config: CompareConfig) -> dict:
         if out is None and budget.match_compute is not None:  # the real arm's per-update policies live on disk
             out = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="wmrl-compare-")))
         return compare(family=family, budget=budget, arms=tuple(cfg.arms), seeds=seeds, mixing=cfg.mixing(), out=out,
-                       progress=not cfg.quiet)
+                       progress=not cfg.quiet, normalize=cfg.normalize)

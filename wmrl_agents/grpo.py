@@ -38,6 +38,7 @@ from wmrl_envs.contract import COST_KEYS, Cost, StepInfo, add_cost, step_info, z
 from wmrl_envs.copies import env_copies
 from wmrl_envs.jsonl import append_record
 from wmrl_envs.mixing import Weights, group_advantages
+from wmrl_envs.mixing.config import advantage_setting
 from wmrl_envs.mixing.state import MixingState
 
 J = TypeVar("J")
@@ -204,7 +205,7 @@ def mix_advantages(
     rewards = [[e.reward for e in g] for g in groups]
     if mixer is None:
         return group_advantages(rewards, normalize=normalize == "group", eps=eps), None
-    return mixer.advantages([g[0].group for g in groups], check=rewards)
+    return mixer.advantages([g[0].group for g in groups], normalize, eps, check=rewards)
 
 
 def members(keys: Iterable[str]) -> list[int]:
@@ -231,24 +232,15 @@ def find_mixer(envs: gym.Env | Sequence[gym.Env]) -> MixingState | None:
     return found[0] if found else None
 
 
-def receive_mixer(envs: gym.Env | Sequence[gym.Env], mixer: MixingState | None, **settings: str | float | None
-                   ) -> MixingState | None:
+def receive_mixer(envs: gym.Env | Sequence[gym.Env], mixer: MixingState | None) -> MixingState | None:
     """The mixer a trainer applies: ``mixer`` (it must be the one the envs feed) or the envs' own,
-    claimed (only the trainer's batches move its weights). ``settings`` (``normalize``, ``eps``)
-    given to the trainer must agree with the mixer's ``MixingConfig``."""
+    claimed (only the trainer's batches move its weights)."""
     fed = find_mixer(envs)
     if mixer is not None and fed is not None and fed is not mixer:
         raise ValueError("mixer= is not the MixingState the envs' MixedRewardWrapper feed: pass the wrappers' "
                          "state (or build the wrappers with state=mixer)")
     mixer = mixer if mixer is not None else fed
-    if mixer is None:
-        return None
-    for name, value in settings.items():
-        mine = getattr(mixer.config, name)
-        if value is not None and value != mine:
-            raise ValueError(f"{name}={value!r} contradicts the mixer's MixingConfig.{name}={mine!r}: the mixer "
-                             f"decides it; set MixingConfig({name}={value!r}) or leave {name} out")
-    return mixer.claim_weights()
+    return None if mixer is None else mixer.claim_weights()
 
 
 class EnvPool:
@@ -301,11 +293,10 @@ class GRPOTrainer:
         tasks: task ids to train on (each group picks one).
         group_size: G, episodes per group.
         groups_per_update: K, groups per policy update.
-        normalize: ``"none"`` (Dr. GRPO) or ``"group"`` (divide by the group std + eps). Under a
-            mixer its ``MixingConfig.normalize`` decides (None here, or the same value).
-        eps: added to the group std with ``normalize="group"`` (default 1e-4; a larger one floors
-            the divisor of a group whose rewards barely differ). Under a mixer its
-            ``MixingConfig.eps`` decides (None here, or the same value).
+        normalize: ``"none"`` (Dr. GRPO) or ``"group"`` (divide by the group std + eps): the
+            advantage setting of every arm, real or mixed (the mixer applies it to its groups).
+        eps: added to the group std with ``normalize="group"`` (a larger one floors the divisor
+            of a group whose rewards barely differ).
         mixer: the ``MixingState`` the ``MixedRewardWrapper`` of ``envs`` feed (default: found in
             their wrapper stacks); the trainer asks it for every batch's advantages, weighted as its
             ``MixingConfig`` says (``weighting``, ``ema``).
@@ -330,8 +321,8 @@ class GRPOTrainer:
         tasks: Sequence[str],
         group_size: int = 4,
         groups_per_update: int = 4,
-        normalize: str | None = None,
-        eps: float | None = None,
+        normalize: str = "none",
+        eps: float = 1e-4,
         seed: int = 0,
         log_dir: str | os.PathLike | None = None,
         progress: bool = True,
@@ -345,10 +336,7 @@ class GRPOTrainer:
             raise ValueError(f"group_size must be at least 2 (advantages are relative to the group), got {group_size}")
         if groups_per_update < 1:
             raise ValueError(f"groups_per_update must be at least 1, got {groups_per_update}")
-        if normalize not in (None, "none", "group"):
-            raise ValueError(f"normalize must be 'none' or 'group', got {normalize!r}")
-        if eps is not None and not eps > 0:
-            raise ValueError(f"eps must be > 0 (added to the group std), got {eps!r}")
+        setting = advantage_setting(normalize, eps)
         if int(checkpoint_every) < 1:
             raise ValueError(f"checkpoint_every must be at least 1, got {checkpoint_every}")
         self.checkpoint_every = int(checkpoint_every)
@@ -357,9 +345,8 @@ class GRPOTrainer:
         self.tasks = list(tasks)
         self.group_size = int(group_size)
         self.groups_per_update = int(groups_per_update)
-        self.mixer = receive_mixer(self.pool.envs, mixer, normalize=normalize, eps=eps)
-        self.normalize = self.mixer.config.normalize if self.mixer is not None else normalize or "none"
-        self.eps = self.mixer.config.eps if self.mixer is not None else 1e-4 if eps is None else float(eps)
+        self.mixer = receive_mixer(self.pool.envs, mixer)
+        self.normalize, self.eps = setting["normalize"], setting["eps"]
         self.seed = int(seed)
         self.log_dir = None if log_dir is None else Path(log_dir)
         self.progress = progress

@@ -237,7 +237,7 @@ class WeightedAdvantageReward(EnvReward):
     """TRL reward function for WMRL under a ``MixedRewardWrapper``: returns the inverse-variance
     weighted advantages ``c_T · (r - group mean)`` the mixer gives (``c_T`` as in
     :mod:`wmrl_envs.mixing.denoise`, ``T`` anchor or world-model group; the mixer's
-    ``MixingConfig`` decides ``weighting``, ``ema``, ``normalize`` and ``eps``). Needs
+    ``MixingConfig`` decides ``weighting`` and ``ema``; advantages are Dr. GRPO's, ``normalize="none"``). Needs
     ``GRPOConfig(scale_rewards="none")`` (module docstring).
 
     On a plain env every group is real, ``c = 1``: Dr. GRPO advantages.

@@ -112,6 +112,8 @@ def test_mixing_config_is_shared_and_names_bad_fields():
     assert RewardMixer(anchor_rate=0.2).config == MixingConfig(anchor_rate=0.2)
     for bad, field in [({"anchor_rate": 0}, "anchor_rate"), ({"anchor_rate": 1.5}, "anchor_rate"),
                        ({"min_pairs": 64, "window": 32}, "min_pairs"), ({"ema": 1.0}, "ema"),
-                       ({"selection": "random"}, "selection"), ({"eps": 0}, "eps")]:
+                       ({"selection": "random"}, "selection")]:
         with pytest.raises(ValueError, match=f"MixingConfig.{field}"):
             MixingConfig(**bad)
+    with pytest.raises(ValueError, match="eps must be > 0"):  # the trainer's advantage setting since 0.3
+        RewardMixer(eps=0)

@@ -74,8 +74,8 @@ class Recorder:
         pass
 
 
-def trainer_path(config: MixingConfig, updates: int = 8, **kw):
-    mixer = MixingState(config)
+def trainer_path(config: MixingConfig, updates: int = 8, state_path=None, **kw):
+    mixer = MixingState(config, state_path=state_path)
     env = MixedRewardWrapper(ProgramEnv(), WM(), mixer)
     policy = Recorder()
     trainer = GRPOTrainer(env, policy, ["t0", "t1"], group_size=4, groups_per_update=4, progress=False,
@@ -87,18 +87,21 @@ def trainer_path(config: MixingConfig, updates: int = 8, **kw):
 CONFIGS = {
     "inverse-variance": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1),
     "pooled": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, weighting="pooled"),
-    "group-normalized": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, normalize="group", eps=0.3, ema=0.5),
+    "group-normalized": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, ema=0.5),
     "no-debias": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, debias=False),
     "guard": MixingConfig(anchor_rate=0.4, min_pairs=4, seed=1, adaptive=True, shrink_overrated=True, min_rate=0.1,
                           adapt_every=2, monitor_recent=8, monitor_reference=8, monitor_min_pairs=4, shrink_bands=2),
 }
 
 
+ADVANTAGES = {"group-normalized": {"normalize": "group", "eps": 0.3}}  # the trainers' setting; else Dr. GRPO
+
+
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_the_same_batches_give_identical_advantages_through_the_wrapper_and_the_batch_api(name):
     config = CONFIGS[name]
-    updates, _, state = trainer_path(config)
-    mixer = RewardMixer(config)
+    updates, _, state = trainer_path(config, **ADVANTAGES.get(name, {}))
+    mixer = RewardMixer(config, **ADVANTAGES.get(name, {}))
     anchors = [k for k, a in state.anchor_of.items() if a]
     assert anchors and len(anchors) < len(state.anchor_of)  # both kinds of groups
     for u, (actions, applied) in enumerate(updates):
@@ -130,26 +133,30 @@ def test_the_weight_reported_is_the_weight_applied():
     assert mixer.stats()["w_A"] == mixer.weights.w_anchor
 
 
-def test_every_mixing_config_field_that_shapes_advantages_takes_effect():
+def test_every_setting_that_shapes_advantages_takes_effect():
     base = trainer_path(CONFIGS["inverse-variance"])[0]
-    for change in ({"ema": 0.2}, {"weighting": "pooled"}, {"normalize": "group"}):
+    for change in ({"ema": 0.2}, {"weighting": "pooled"}):
         other = trainer_path(MixingConfig(**{**CONFIGS["inverse-variance"].to_dict(), **change}))[0]
         assert any(not np.array_equal(a, b) for (_, a), (_, b) in zip(base, other)), change
-    group = trainer_path(CONFIGS["group-normalized"])[0]
-    wider = trainer_path(MixingConfig(**{**CONFIGS["group-normalized"].to_dict(), "eps": 3.0}))[0]
+    other = trainer_path(CONFIGS["inverse-variance"], normalize="group")[0]  # the trainer's advantage setting
+    assert any(not np.array_equal(a, b) for (_, a), (_, b) in zip(base, other))
+    group = trainer_path(CONFIGS["group-normalized"], **ADVANTAGES["group-normalized"])[0]
+    wider = trainer_path(CONFIGS["group-normalized"], normalize="group", eps=3.0)[0]
     assert any(not np.array_equal(a, b) for (_, a), (_, b) in zip(group, wider))
 
 
-@pytest.mark.parametrize("field, value", [("normalize", "group"), ("eps", 0.5)])
-def test_a_trainer_setting_that_contradicts_the_mixer_names_the_field_and_the_fix(field, value):
+def test_a_trainer_takes_no_mixing_setting_and_a_run_keeps_its_advantage_setting(tmp_path):
+    """The trainer's advantage setting (normalize, eps) is every arm's and lives in no MixingConfig;
+    a mixer resumed from its snapshot refuses another one, naming both."""
     env = MixedRewardWrapper(ProgramEnv(), WM(), MixingState(CONFIGS["inverse-variance"]))
-    with pytest.raises(ValueError, match=rf"{field}={value!r} contradicts the mixer's MixingConfig.{field}=.*"
-                                         rf"set MixingConfig\({field}={value!r}\) or leave {field} out"):
-        GRPOTrainer(env, Recorder(), ["t0"], progress=False, **{field: value})
     with pytest.raises(TypeError, match="weighting"):  # the mixer's alone since 0.3
         GRPOTrainer(env, Recorder(), ["t0"], progress=False, weighting="pooled")  # type: ignore[call-arg]
-    same = GRPOTrainer(env, Recorder(), ["t0"], progress=False, normalize="none")
-    assert same.mixer is env.state
+    path = tmp_path / "m.json"
+    trainer_path(CONFIGS["inverse-variance"], updates=1, state_path=path)
+    with pytest.raises(ValueError, match=r"advantages were \{'normalize': 'none', 'eps': 0.0001\} and are now asked "
+                                         r"with \{'normalize': 'group', 'eps': 0.0001\}"):
+        trainer_path(CONFIGS["inverse-variance"], updates=1, state_path=path, normalize="group")
+    trainer_path(CONFIGS["inverse-variance"], updates=1, state_path=path)  # the same setting resumes
 
 
 def test_a_trainer_refuses_a_mixer_its_envs_do_not_feed_and_copies_feeding_two():
@@ -257,3 +264,27 @@ def test_the_order_in_which_concurrent_episodes_finish_changes_nothing(name, tmp
             np.testing.assert_array_equal(a, b, err_msg=f"update {u}")
         assert mixer.weighter.state_dict() == replayed.weighter.state_dict()
         assert mixer.monitor.state_dict() == replayed.monitor.state_dict()
+
+
+def test_a_batch_replayed_after_a_kill_mid_batch_is_asked_as_if_undisturbed(tmp_path):
+    """The snapshot after every episode holds the batch's open groups; a run killed before it asked
+    replays the batch from its checkpoint: each replayed episode takes its place in the group
+    (reset option member), never a second one, and the advantages are the undisturbed run's."""
+    def play(state, groups=("g0", "g1")):
+        for key in groups:
+            for i, (s, y) in enumerate([(0.2, 0.0), (0.9, 1.0), (0.5, 1.0), (0.4, 0.0)]):
+                anchor = state.begin_episode(key)
+                paid = y if anchor else state.transform(s)
+                state.end_episode(key, paid, s, y if anchor else None, episode=str(i), member=i)
+        return state.advantages(list(groups))[0]
+
+    config = MixingConfig(anchor_rate=0.5, seed=2, min_pairs=2)
+    undisturbed = play(MixingState(config, state_path=tmp_path / "a.json").claim_weights())
+    killed = MixingState(config, state_path=tmp_path / "b.json").claim_weights()
+    for i, (s, y) in enumerate([(0.2, 0.0), (0.9, 1.0)]):  # two episodes of g0 end, then the process dies
+        anchor = killed.begin_episode("g0")
+        killed.end_episode("g0", y if anchor else killed.transform(s), s, y if anchor else None, episode=str(i), member=i)
+    resumed = MixingState(config, state_path=tmp_path / "b.json").claim_weights()
+    assert [len(m) for m in resumed.groups.members.values()] == [2]  # the snapshot kept them
+    for a, b in zip(play(resumed), undisturbed):
+        np.testing.assert_array_equal(a, b)

@@ -46,9 +46,9 @@ def test_every_flag_is_a_field_and_the_defaults_are_the_papers_protocol():
     assert config.arms == ["real", "wmrl"] and config.adaptive and config.dsbench and config.quiet
     assert (config.budget, config.seeds, config.tasks) == (0.5, 3, ["0", "4"])
     assert config.budget_plan().updates == 10 and config.mixing().adaptive
-    assert CompareConfig().mixing().normalize == "none"  # Dr. GRPO unless asked
+    assert CompareConfig().normalize == "none"  # Dr. GRPO unless asked
     grouped = from_args(CompareConfig, build_parser().parse_args(["compare", "--normalize", "group"]))
-    assert grouped.mixing().normalize == "group"
+    assert grouped.normalize == "group" and "normalize" not in grouped.mixing().to_dict()
     with pytest.raises(ValueError, match="--normalize must be none or group, got 'std'"):
         CompareConfig(normalize="std")
 
@@ -60,6 +60,7 @@ def test_config_yaml_is_written_and_a_changed_setting_is_refused_naming_it(tmp_p
     # the env family's defaults are written out, so a later change of a default is caught too
     assert saved["agent"] == "composer" and saved["world_model"] == "static" and saved["eval_every"] == 10
     assert len(calls) == 1 and calls[0]["seeds"] == 2 and calls[0]["budget"].eval_samples == 2
+    assert calls[0]["normalize"] == "none" and "normalize" not in calls[0]["mixing"].to_dict()
 
     assert main(["compare", "--out", str(out), "--seeds", "2", "--time-limit", "30", "--quiet"]) == 2
     err = capsys.readouterr().err

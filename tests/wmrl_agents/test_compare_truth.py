@@ -238,11 +238,9 @@ def test_each_arm_builds_one_mixer_and_hands_it_to_the_family_and_the_trainer(mo
     assert [m.config.weighting for m in world.mixers[1:]] == ["inverse-variance", "inverse-variance", "pooled"]
 
 
-def test_every_arm_runs_the_mixing_configs_normalisation(monkeypatch, tmp_path):
-    """``MixingConfig.normalize`` and ``eps`` are the real arm's too: the arms differ only in their
+def test_every_arm_runs_the_same_advantage_normalisation(monkeypatch, tmp_path):
+    """``compare(normalize=, eps=)`` is every arm's advantage setting: the arms differ only in their
     rewards (the real arm once divided by std + 1e-4 whatever the config's eps)."""
-    from wmrl_envs.mixing import MixingConfig
-
     trainers = []
 
     class Recording(compare_module.GRPOTrainer):
@@ -255,7 +253,7 @@ def test_every_arm_runs_the_mixing_configs_normalisation(monkeypatch, tmp_path):
     for normalize, eps in (("group", 0.1), ("none", 1e-4)):
         trainers.clear()
         compare(family=_CountingWorld(), budget=budget, arms=("real", "wmrl"), progress=False,
-                mixing=MixingConfig(normalize=normalize, eps=eps), out=tmp_path / normalize)
+                normalize=normalize, eps=eps, out=tmp_path / normalize)
         assert [(t.normalize, t.eps) for t in trainers] == [(normalize, eps), (normalize, eps)]
 
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 _SELECTIONS = ("hash", "quota")
-_NORMALIZE = ("none", "group")
 CALIBRATIONS = ("pooled", "per-task")
 WEIGHTINGS = ("inverse-variance", "pooled")
 _RENAMED_WEIGHTINGS = {"energy": "inverse-variance"}  # a name removed in 0.3 -> its name
@@ -34,12 +33,28 @@ def check_weighting(value: Any, name: str) -> None:
     raise ValueError(f"{name} must be one of {WEIGHTINGS}{hint}, got {value!r}")
 
 
+ADVANTAGE_FIELDS = ("normalize", "eps")
+"""Saved in a ``MixingConfig`` before 0.3; the trainer's advantage setting since (``advantage_setting``)."""
+
+
 def saved_config(config: dict[str, Any]) -> dict[str, Any]:
-    """A saved ``MixingConfig.to_dict()`` with deprecated values under their current names, so a
-    state written before a rename resumes as the same configuration."""
+    """A saved ``MixingConfig.to_dict()`` as this version's fields: deprecated values under their
+    current names (a state written before a rename resumes as the same configuration), and without
+    the advantage setting 0.2 kept there (the state checks it: ``MixingState.advantages``)."""
+    config = {k: v for k, v in config.items() if k not in ADVANTAGE_FIELDS}
     if "weighting" not in config:
         return config
     return {**config, "weighting": saved_weighting(config["weighting"])}
+
+
+def advantage_setting(normalize: str = "none", eps: float = 1e-4) -> dict[str, Any]:
+    """Every arm's GRPO advantage setting, checked: ``normalize`` ``"none"`` (Dr. GRPO: ``r - group
+    mean``) or ``"group"`` (also ÷ the group's std + ``eps``, as the original GRPO); ``eps`` > 0."""
+    if normalize not in ("none", "group"):
+        raise ValueError(f"normalize must be 'none' or 'group', got {normalize!r}")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
+        raise ValueError(f"eps must be > 0 (added to the group std), got {eps!r}")
+    return {"normalize": normalize, "eps": float(eps)}
 
 
 @dataclass(frozen=True)
@@ -77,10 +92,6 @@ class MixingConfig:
         metadata={"help": "'inverse-variance' (anchor and world-model gradients weighted by 1/their noise) or "
                   "'pooled' (plain GRPO ablation); 'energy' is its deprecated name"},
     )
-    normalize: str = field(
-        default="none", metadata={"help": "'none' (Dr. GRPO advantages) or 'group' (divide by group std + eps)"},
-    )
-    eps: float = field(default=1e-4, metadata={"help": "added to the group std when normalize='group'; > 0"})
     adaptive: bool = field(
         default=False, metadata={"help": "adapt the anchor rate to the exploitation monitor (False: the paper's fixed rate)"},
     )
@@ -118,8 +129,6 @@ class MixingConfig:
         _check(self.task_prior > 0.0, "task_prior", "must be positive", self.task_prior)
         _check(0.0 <= self.ema < 1.0, "ema", "must lie in [0, 1)", self.ema)
         _check(self.weighting in WEIGHTINGS, "weighting", f"must be one of {WEIGHTINGS}", self.weighting)
-        _check(self.normalize in _NORMALIZE, "normalize", f"must be one of {_NORMALIZE}", self.normalize)
-        _check(self.eps > 0.0, "eps", "must be positive", self.eps)
         _check(0.0 < self.min_rate <= 1.0, "min_rate", "must lie in (0, 1]", self.min_rate)
         _check(0.0 < self.max_rate <= 1.0, "max_rate", "must lie in (0, 1]", self.max_rate)
         _check(self.min_rate <= self.max_rate, "min_rate", f"must not exceed max_rate={self.max_rate}", self.min_rate)

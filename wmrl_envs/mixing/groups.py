@@ -32,8 +32,12 @@ class OpenGroups:
         self.sizes[key] = int(size)
 
     def add(self, key: str, member: Member) -> dict[str, list[Member]]:
-        """Record a finished episode; return ``{key: members}`` if that completed a sized group, else {}."""
+        """Record a finished episode; return ``{key: members}`` if that completed a sized group, else {}.
+        An episode at a place its group already holds is that episode replayed (a run resumed from
+        a snapshot taken mid-batch redoes the batch): it replaces the one recorded."""
         members = self.members.setdefault(key, [])
+        if member.place is not None:
+            members[:] = [m for m in members if m.place != member.place]
         members.append(member)
         if len(members) < self.sizes.get(key, len(members) + 1):
             return {}

@@ -31,7 +31,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ._validate import Floats, finite_1d
-from .config import MixingConfig, saved_config
+from .config import MixingConfig, advantage_setting, saved_config
 from .denoise import Weights
 from .state import MixingState
 
@@ -64,11 +64,14 @@ class RewardMixer:
     Args:
         config: a :class:`MixingConfig` (defaults if None).
         state_path: where the state lives (``MixingState``'s snapshot and pair log), or None.
+        normalize, eps: the advantage setting of the trainer it serves
+            (:func:`~wmrl_envs.mixing.config.advantage_setting`).
         **overrides: any ``MixingConfig`` field (``RewardMixer(anchor_rate=0.2, weighting="pooled")``).
     """
 
     def __init__(self, config: MixingConfig | None = None, state_path: str | os.PathLike | None = None,
-                 **overrides) -> None:
+                 normalize: str = "none", eps: float = 1e-4, **overrides) -> None:
+        self.advantage = advantage_setting(normalize, eps)
         self.state = MixingState(config, state_path=state_path, **overrides).claim_weights()
 
     # the parts, all the state's
@@ -130,7 +133,7 @@ class RewardMixer:
         with st.lock:
             for name, n in zip(("batches", *_TOTALS), (1, len(s_groups), int(is_anchor.sum()), n_real, n_saved)):
                 st.counts[f"batch_{name}"] = st.counts.get(f"batch_{name}", 0) + n
-        advantages, weights = st.advantages(keys)  # saves
+        advantages, weights = st.advantages(keys, **self.advantage)  # saves
         t = self.totals
         stats.update(
             groups=len(s_groups),
@@ -204,7 +207,7 @@ class RewardMixer:
         return self.state.state_dict()
 
     def load_state_dict(self, state: dict) -> None:
-        """Restore a snapshot (its configuration included). The format ``RewardMixer`` wrote before
+        """Restore a snapshot (its configuration and advantage setting included). The format ``RewardMixer`` wrote before
         the one mixer (``totals`` and no ``anchor_of``) is refused since 0.3."""
         if "anchor_of" not in state:
             raise ValueError("this RewardMixer state has 'totals' and no 'anchor_of': it was written before the one "
@@ -212,7 +215,8 @@ class RewardMixer:
                              "and save it again (RewardMixer.state_dict), or start a new RewardMixer")
         self.state = MixingState(MixingConfig(**saved_config(state["config"]))).claim_weights()
         self.state.load_state_dict(state, with_pairs=True)
-
+        if self.state.advantage is not None:  # the saved run's advantage setting, as its configuration
+            self.advantage = dict(self.state.advantage)
 
 
 _TOTALS = ("groups", "anchor_groups", "real_executions", "executions_saved")

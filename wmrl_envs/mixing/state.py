@@ -7,7 +7,7 @@ trainers (``GRPOTrainer``, TRL's ``WeightedAdvantageReward``) receive it and ask
 for the advantages of their complete groups (:meth:`MixingState.advantages`): it answers from
 what it recorded, so a reward crosses the mixer once; ``RewardMixer`` is its batch face. The weights come from one
 :class:`~wmrl_envs.mixing.denoise.InverseVarianceWeights` built from the ``MixingConfig``
-(``ema``, ``weighting``), the advantages from the config's ``normalize`` and ``eps``:
+(``ema``, ``weighting``), the advantages from the trainer's setting (``normalize``, ``eps``):
 
 - a trainer that asks for advantages (``claim_weights``, which the trainers call) is the only
   one that moves the weights: its groups complete at the end of its batch (``end_batch``) and are
@@ -76,7 +76,7 @@ import numpy as np
 
 from ._validate import Floats
 from .anchors import AnchorSampler
-from .config import MixingConfig
+from .config import MixingConfig, advantage_setting
 from .debias import OnlineDebiaser
 from .denoise import InverseVarianceWeights, Weights, weighted_advantages
 from .groups import Member, OpenGroups
@@ -130,6 +130,7 @@ class MixingState:
         self.pending: list[_Pair] = []  # anchor pairs not yet in the map (module docstring, "When the map moves")
         self.counts = zero_counts()
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
+        self.advantage: dict | None = None  # the trainer's advantage setting, once it asked (advantages)
         self.lock = threading.RLock()
         waiting: dict[str, bool] = {}  # the snapshot's pairs not yet in its map: id -> own
         if self.store is not None and (snapshot := self.store.load(self.config)) is not None:
@@ -177,22 +178,31 @@ class MixingState:
             self.claimed = True
         return self
 
-    def advantages(self, keys: Sequence[str], check: Sequence[Floats] | None = None) -> tuple[list[np.ndarray], Weights]:
+    def advantages(
+        self, keys: Sequence[str], normalize: str = "none", eps: float = 1e-4, check: Sequence[Floats] | None = None,
+    ) -> tuple[list[np.ndarray], Weights]:
         """Weighted advantages of one batch of complete groups, asked by group key: the one path
         every trainer takes. The mixer answers from the episodes it recorded (the reward each was
         paid, its anchor pair's residual, whether the map was active), each group in the order its
         episodes gave with the reset option ``"member"`` (the trainers' order; else the order they
-        ended); ``info["mixing"]`` only reports them. ``check``: the rewards the trainer saw, per
-        group in its order; a ``ValueError`` if they are not what the mixer paid (a wrapper above
-        ``MixedRewardWrapper`` that changes rewards would otherwise train on other numbers).
+        ended); ``info["mixing"]`` only reports them. ``normalize`` and ``eps``: the trainer's
+        advantage setting (every arm's, :func:`~wmrl_envs.mixing.config.advantage_setting`), the
+        same for the whole run (a resumed state asked with another is a ``ValueError``).
+        ``check``: the rewards the trainer saw, per group in its order; a ``ValueError`` if they
+        are not what the mixer paid (a wrapper above ``MixedRewardWrapper`` that changes rewards
+        would otherwise train on other numbers).
 
         Centred per group (÷ group std + ``eps`` with ``normalize="group"``), multiplied by the
         inverse-variance multiplier of the group's type (:func:`weighted_advantages`); the weights
         become :attr:`weights`, what ``weight()`` and ``info["mixing"]["weight"]`` report. The
         batch's anchor pairs then enter the map (:meth:`commit`): the next batch is paid through it.
         """
-        c = self.config
+        setting = advantage_setting(normalize, eps)
         with self.lock:
+            if self.advantage is not None and self.advantage != setting:
+                raise ValueError(f"this mixer's advantages were {self.advantage} and are now asked with {setting}: "
+                                 "ask with the run's setting (the trainer's normalize, eps), or start a new state_path")
+            self.advantage = setting
             keys = [str(k) for k in keys]
             if len(set(keys)) != len(keys):
                 raise ValueError(f"a batch asks for each group once, got {keys}")
@@ -210,8 +220,8 @@ class MixingState:
                 self.weighter,
                 [[x.residual for x in m if x.residual is not None] or None for m in members],
                 calibrated=bool(measured) and all(measured),
-                normalize=c.normalize,
-                eps=c.eps,
+                normalize=normalize,
+                eps=eps,
             )
             self.end_batch(taken)
             return advantages, self.weights
@@ -404,6 +414,7 @@ class MixingState:
                 "anchor_of": dict(self.anchor_of),
                 "counts": dict(self.counts),
                 "return_range": self.return_range,
+                "advantage": self.advantage,
                 **self.groups.state_dict(),
                 "weights": None if self.weights is None else self.weights.to_dict(),
                 "pending": [list(p) for p in self.pending],
@@ -425,6 +436,9 @@ class MixingState:
             self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
             self.counts = {**zero_counts(), **state["counts"]}
             self.return_range = state.get("return_range")
+            saved = state.get("config") or {}  # 0.2 kept the advantage setting in its MixingConfig
+            old = advantage_setting(saved["normalize"], saved["eps"]) if "normalize" in saved else None
+            self.advantage = state.get("advantage", old)
             self.groups.load_state_dict(state)
             self.weights = None if state.get("weights") is None else Weights(**state["weights"])
             self.guard.load_state_dict(state)
