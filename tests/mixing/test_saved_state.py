@@ -1,6 +1,7 @@
 """State written by wmrl 0.2.0 resumes exactly: a mixing snapshot and pair log that 0.2.0 wrote
-halfway through a run (``state_v02.py`` made them, at commit 5d27691) are resumed by the current
-code, which must pay, weight and count the second half as 0.2.0 did when it played on."""
+halfway through a run (``state_v02.py`` made them, at commit 5d27691), and a GRPO trainer's
+checkpoint folder (``checkpoint_v02.py``), are resumed by the current code, which must pay, weight
+and count the second half as 0.2.0 did when it played on."""
 
 import json
 import shutil
@@ -9,7 +10,10 @@ from pathlib import Path
 import pytest
 from state_v02 import CONFIG, CUT, GROUPS, SIZE, episode, play, stats
 
+from wmrl_agents.grpo import GRPOTrainer
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.mixing.state import MixingState
+from wmrl_envs.wrappers import MixedRewardWrapper
 
 DATA = Path(__file__).parent / "data" / "state_v02"
 
@@ -33,3 +37,22 @@ def test_a_run_saved_by_0_2_resumes_with_the_same_rewards_weights_and_counts(tmp
     second = json.loads(json.dumps(play(state, run, range(CUT, GROUPS), batch=trainer_batch)))
     assert second == expected["second_half"]
     assert stats(state) == expected["stats"]
+
+
+def test_a_trainer_checkpoint_saved_by_0_2_resumes_with_the_same_advantages(tmp_path, monkeypatch):
+    """A WMRL arm that 0.2.0 trained for 3 updates (checkpoint, mixing snapshot, pair log:
+    ``checkpoint_v02.py``) resumes under the current code and applies, in updates 3-5, the
+    advantages 0.2.0 applied when it trained on."""
+    import checkpoint_v02 as v02
+
+    monkeypatch.delenv("RANK", raising=False)
+    run = tmp_path / "run"
+    shutil.copytree(DATA.parent / "checkpoint_v02" / "run", run)
+    expected = json.loads((DATA.parent / "checkpoint_v02" / "expected.json").read_text())
+    mixer = MixingState(MixingConfig(**v02.CONFIG), state_path=run / "mixing.json")
+    policy = v02.Recorder()
+    trainer = GRPOTrainer(MixedRewardWrapper(v02.ProgramEnv(), v02.WM(), mixer), policy, ["t0", "t1"], group_size=4,
+                          groups_per_update=3, seed=2, progress=False, concurrency=1, log_dir=run / "log")
+    trainer.train(v02.UPDATES)
+    assert trainer.update_idx == v02.UPDATES and len(policy.applied) == v02.UPDATES
+    assert policy.applied[v02.CUT:] == expected["applied"]
