@@ -54,7 +54,7 @@ from wmrl_agents.grpo import GRPOTrainer
 from wmrl_agents.stats import first_reach, interval, paired
 from wmrl_envs.jsonl import append_record, read_records
 from wmrl_envs.mixing import MixingConfig, MixingState
-from wmrl_envs.mixing.config import advantage_setting
+from wmrl_envs.mixing.config import EPS, NORMALIZE, advantage_setting
 from wmrl_envs.sandbox.warm import zygote_cpu
 
 __all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "EnvFamily", "check_arms", "compare", "make_policy",
@@ -147,8 +147,8 @@ class Study:
     mixing: MixingConfig | None
     out: Path | None
     progress: bool
-    normalize: str = "none"  # every arm's GRPO advantages (GRPOTrainer)
-    eps: float = 1e-4
+    normalize: str = NORMALIZE  # every arm's GRPO advantages (GRPOTrainer)
+    eps: float = EPS
     untrained: dict = field(default_factory=dict)  # seed -> the held-out evaluation at update 0
 
     def evaluate(self, policy: Any, seed: int, update: int) -> dict:
@@ -443,8 +443,8 @@ def compare(
     mixing: MixingConfig | None = None,
     out: str | Path | None = None,
     progress: bool = True,
-    normalize: str = "none",
-    eps: float = 1e-4,
+    normalize: str = NORMALIZE,
+    eps: float = EPS,
 ) -> dict:
     """Train every arm over seeds, evaluate for real on held-out tasks, and return the results.
 

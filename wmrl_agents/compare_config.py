@@ -28,6 +28,7 @@ from wmrl_agents.compare_libero import ENV_ID as LIBERO
 from wmrl_agents.compare_text import AGENTS, LLM_NEEDS_MODEL, llm_budget, program_limits
 from wmrl_agents.config_flags import check_resume, comma_list, default_of, flag, option, save_yaml
 from wmrl_envs.mixing import MixingConfig
+from wmrl_envs.mixing.config import NORMALIZE
 
 __all__ = ["RESUMABLE", "CompareConfig", "run_compare"]
 
@@ -87,7 +88,7 @@ class CompareConfig:
     adaptive: bool = option(False, "let the exploitation monitor move the anchor rate between --min-rate and --max-rate")
     min_rate: float = option(_MIXING["min_rate"], "lowest adaptive anchor rate", metavar="R")
     max_rate: float = option(_MIXING["max_rate"], "highest adaptive anchor rate", metavar="R")
-    normalize: str = option("none", "every arm's GRPO advantages: none (Dr. GRPO: r - group mean) or "
+    normalize: str = option(NORMALIZE, "every arm's GRPO advantages: none (Dr. GRPO: r - group mean) or "
                             "group (also divided by the group's std, as the original GRPO)",
                             choices=("none", "group"))
     tasks: list[str] | None = option(

@@ -38,7 +38,7 @@ from wmrl_envs.contract import COST_KEYS, Cost, StepInfo, add_cost, step_info, z
 from wmrl_envs.copies import env_copies
 from wmrl_envs.jsonl import append_record
 from wmrl_envs.mixing import Weights, group_advantages
-from wmrl_envs.mixing.config import advantage_setting
+from wmrl_envs.mixing.config import EPS, NORMALIZE, advantage_setting
 from wmrl_envs.mixing.state import MixingState
 
 J = TypeVar("J")
@@ -196,7 +196,7 @@ def outcome_metrics(episodes: Sequence[Episode]) -> dict:
 
 
 def mix_advantages(
-    groups: Sequence[Sequence[Episode]], mixer: MixingState | None, normalize: str = "none", eps: float = 1e-4
+    groups: Sequence[Sequence[Episode]], mixer: MixingState | None, normalize: str = NORMALIZE, eps: float = EPS
 ) -> tuple[list[np.ndarray], Weights | None]:
     """Advantages of complete groups of episodes: the mixer's, asked by group
     (:meth:`MixingState.advantages`, which also weighs them, checked against the rewards the
@@ -321,8 +321,8 @@ class GRPOTrainer:
         tasks: Sequence[str],
         group_size: int = 4,
         groups_per_update: int = 4,
-        normalize: str = "none",
-        eps: float = 1e-4,
+        normalize: str = NORMALIZE,
+        eps: float = EPS,
         seed: int = 0,
         log_dir: str | os.PathLike | None = None,
         progress: bool = True,

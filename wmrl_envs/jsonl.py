@@ -25,11 +25,16 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def _torn(f: IO[bytes]) -> bool:
+    """Whether ``f`` ends in a line without its newline (read at its end, where it leaves ``f``)."""
+    end = f.seek(0, os.SEEK_END)
+    return bool(end) and (f.seek(end - 1), f.read(1))[1] != b"\n"
+
+
 def append_record(path: str | os.PathLike, record: Any) -> None:
     """Append ``record`` as one JSON line, after cutting off a torn last line."""
     with open(path, "a+b") as f:
-        end = f.seek(0, os.SEEK_END)
-        if end and (f.seek(end - 1), f.read(1))[1] != b"\n":
+        if _torn(f):
             f.seek(0)
             f.truncate(f.read().rfind(b"\n") + 1)
         f.write(json.dumps(record).encode() + b"\n")
@@ -65,11 +70,8 @@ def complete_lines(f: IO[bytes], offset: int) -> tuple[list[bytes], int]:
 def append_shared(f: IO[bytes], record: Any, sync: bool = False) -> int:
     """Append ``record`` as one JSON line to ``f`` (opened ``"a+b"``, held under the caller's
     exclusive lock), a torn last line closed off first; return the file's new end. ``sync``: fsync."""
-    end = f.seek(0, os.SEEK_END)
-    line = json.dumps(record).encode() + b"\n"
-    if end and (f.seek(end - 1), f.read(1))[1] != b"\n":
-        line = b"\n" + line
-    f.seek(0, os.SEEK_END)
+    line = (b"\n" if _torn(f) else b"") + json.dumps(record).encode() + b"\n"
+    end = f.tell()
     f.write(line)
     f.flush()
     if sync:

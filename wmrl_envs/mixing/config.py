@@ -33,6 +33,8 @@ def check_weighting(value: Any, name: str) -> None:
     raise ValueError(f"{name} must be one of {WEIGHTINGS}{hint}, got {value!r}")
 
 
+NORMALIZE = "none"  # every arm's advantages by default: Dr. GRPO's r - group mean
+EPS = 1e-4  # added to the group std with normalize="group"
 ADVANTAGE_FIELDS = ("normalize", "eps")
 """Saved in a ``MixingConfig`` before 0.3; the trainer's advantage setting since (``advantage_setting``)."""
 
@@ -47,7 +49,7 @@ def saved_config(config: dict[str, Any]) -> dict[str, Any]:
     return {**config, "weighting": saved_weighting(config["weighting"])}
 
 
-def advantage_setting(normalize: str = "none", eps: float = 1e-4) -> dict[str, Any]:
+def advantage_setting(normalize: str = NORMALIZE, eps: float = EPS) -> dict[str, Any]:
     """Every arm's GRPO advantage setting, checked: ``normalize`` ``"none"`` (Dr. GRPO: ``r - group
     mean``) or ``"group"`` (also ÷ the group's std + ``eps``, as the original GRPO); ``eps`` > 0."""
     if normalize not in ("none", "group"):

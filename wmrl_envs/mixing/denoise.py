@@ -50,13 +50,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ._validate import Floats
-from .config import check_weighting, saved_weighting
+from .config import EPS, NORMALIZE, check_weighting, saved_weighting
 
 _FLOOR = 1e-8
 
 
 def group_advantages(
-    rewards: Sequence[Floats], normalize: bool = False, eps: float = 1e-4
+    rewards: Sequence[Floats], normalize: bool = False, eps: float = EPS
 ) -> list[np.ndarray]:
     """GRPO advantages per group: ``r - mean(r)``, divided by ``std + eps`` if ``normalize``.
 
@@ -189,8 +189,8 @@ def weighted_advantages(
     weighter: InverseVarianceWeights,
     residuals: Sequence[Floats | None] | None = None,
     calibrated: bool = False,
-    normalize: str = "none",
-    eps: float = 1e-4,
+    normalize: str = NORMALIZE,
+    eps: float = EPS,
 ) -> tuple[list[np.ndarray], Weights]:
     """The one path: centre per group → inverse-variance weights → multiply.
 

@@ -31,7 +31,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ._validate import Floats, finite_1d
-from .config import MixingConfig, advantage_setting, saved_config
+from .config import EPS, NORMALIZE, MixingConfig, advantage_setting, saved_config
 from .denoise import Weights
 from .state import MixingState
 
@@ -70,7 +70,7 @@ class RewardMixer:
     """
 
     def __init__(self, config: MixingConfig | None = None, state_path: str | os.PathLike | None = None,
-                 normalize: str = "none", eps: float = 1e-4, **overrides) -> None:
+                 normalize: str = NORMALIZE, eps: float = EPS, **overrides) -> None:
         self.advantage = advantage_setting(normalize, eps)
         self.state = MixingState(config, state_path=state_path, **overrides).claim_weights()
 

@@ -76,7 +76,7 @@ import numpy as np
 
 from ._validate import Floats
 from .anchors import AnchorSampler
-from .config import MixingConfig, advantage_setting
+from .config import EPS, NORMALIZE, MixingConfig, advantage_setting
 from .debias import OnlineDebiaser
 from .denoise import InverseVarianceWeights, Weights, weighted_advantages
 from .groups import Member, OpenGroups
@@ -179,7 +179,7 @@ class MixingState:
         return self
 
     def advantages(
-        self, keys: Sequence[str], normalize: str = "none", eps: float = 1e-4, check: Sequence[Floats] | None = None,
+        self, keys: Sequence[str], normalize: str = NORMALIZE, eps: float = EPS, check: Sequence[Floats] | None = None,
     ) -> tuple[list[np.ndarray], Weights]:
         """Weighted advantages of one batch of complete groups, asked by group key: the one path
         every trainer takes. The mixer answers from the episodes it recorded (the reward each was
