@@ -77,7 +77,7 @@ class EnvFamily(Protocol):
 
     def train_envs(self, mixer: MixingState | None) -> list[gym.Env]:
         """Training env copies: plain for the real arm (``mixer`` None), else ``MixedRewardWrapper``
-        copies built with ``state=mixer``, the arm's one mixer, which its trainer applies too. Their
+        copies built with ``mixer``, the arm's one mixer, which its trainer applies too. Their
         ``unwrapped.task_ids`` are the training tasks."""
 
     def train_tasks(self, envs: list[gym.Env]) -> list:

@@ -228,19 +228,17 @@ def find_mixer(envs: gym.Env | Sequence[gym.Env]) -> MixingState | None:
             found.append(state)
     if len(found) > 1:
         raise ValueError(f"the env copies feed {len(found)} different mixers (MixingState): build the "
-                         "MixedRewardWrapper copies with one state=MixingState(...) (or one state_path)")
+                         "MixedRewardWrapper copies with one mixer (MixingState(...) or MixingState.shared(path, ...))")
     return found[0] if found else None
 
 
 def receive_mixer(envs: gym.Env | Sequence[gym.Env], mixer: MixingState | None) -> MixingState | None:
-    """The mixer a trainer applies: ``mixer`` (it must be the one the envs feed) or the envs' own,
-    claimed (only the trainer's batches move its weights)."""
+    """The mixer a trainer applies: ``mixer`` (it must be the one the envs feed) or the envs' own."""
     fed = find_mixer(envs)
     if mixer is not None and fed is not None and fed is not mixer:
         raise ValueError("mixer= is not the MixingState the envs' MixedRewardWrapper feed: pass the wrappers' "
-                         "state (or build the wrappers with state=mixer)")
-    mixer = mixer if mixer is not None else fed
-    return None if mixer is None else mixer.claim_weights()
+                         "mixer (or build the wrappers with this mixer)")
+    return mixer if mixer is not None else fed
 
 
 class EnvPool:

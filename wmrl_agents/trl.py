@@ -143,7 +143,7 @@ class EnvReward:
     (real, or the debiased world-model score under ``MixedRewardWrapper``) is returned.
 
     Works with any ``scale_rewards``. Applies no inverse-variance weight, so the mixer of a
-    ``MixedRewardWrapper`` (claimed) reports none in ``info["mixing"]["weight"]``. Logs ``wmrl/*``
+    ``MixedRewardWrapper`` (its groups wait for this trainer) reports none in ``info["mixing"]["weight"]``. Logs ``wmrl/*``
     metrics through TRL's ``log_metric``: real executions, execution and world-model seconds,
     episodes by outcome (``wmrl/outcome/<status>``), real and predicted rewards, failed world-model
     predictions (see :meth:`_metrics`).
@@ -165,7 +165,6 @@ class EnvReward:
             raise ValueError("envs is empty: give the env to score completions in")
         self.pool = EnvPool(envs, concurrency)
         self.envs = self.pool.envs
-        # Pooled rewards apply no inverse-variance weight: claimed, the mixer then reports none.
         self.mixer = receive_mixer(self.envs, None)
         self.__name__ = name
         self.calls = 0

@@ -428,14 +428,15 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
         self._begin(obs, info)
         key = info.get("group", (options or {}).get("group"))
         self._group = str(key) if key is not None else self._groupless_key(seed)
-        self._anchor = self.state.begin_episode(self._group, self.group_size if key is None else None)
+        member = (options or {}).get("member")
+        self._member = None if member is None else int(member)
+        self._anchor = self.state.begin_episode(self._group, self.group_size if key is None else None,
+                                                member=self._member)
         self._task = None if info.get("task_id") is None else str(info["task_id"])
         if self._task is None and self.state.config.calibration == "per-task":
             raise ValueError("MixingConfig(calibration='per-task') corrects the map per task, and this env's reset info "
                              "has no 'task_id': put one there (reset options or the env), or use calibration='pooled'")
         self._seed, self._identity = seed, None
-        member = (options or {}).get("member")
-        self._member = None if member is None else int(member)
         if self._anchor:  # its pair is named by what makes it unique in its group (mixing/state.py)
             self._identity = hashlib.blake2b(_canonical(obs if seed is None else seed), digest_size=8)
         self._s = None

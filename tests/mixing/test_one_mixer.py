@@ -120,7 +120,7 @@ def test_the_weight_reported_is_the_weight_applied():
     env = MixedRewardWrapper(ProgramEnv(), WM(), mixer)
     policy = Recorder()
     trainer = GRPOTrainer(env, policy, ["t0"], group_size=4, groups_per_update=4, progress=False, concurrency=1)
-    assert trainer.mixer is mixer and mixer.claimed  # found in the wrapper stack and claimed
+    assert trainer.mixer is mixer  # found in the wrapper stack
     for _ in range(6):
         metrics = trainer.step()
         _, applied = policy.updates[-1]
@@ -273,18 +273,51 @@ def test_a_batch_replayed_after_a_kill_mid_batch_is_asked_as_if_undisturbed(tmp_
     def play(state, groups=("g0", "g1")):
         for key in groups:
             for i, (s, y) in enumerate([(0.2, 0.0), (0.9, 1.0), (0.5, 1.0), (0.4, 0.0)]):
-                anchor = state.begin_episode(key)
+                anchor = state.begin_episode(key, member=i)
                 paid = y if anchor else state.transform(s)
                 state.end_episode(key, paid, s, y if anchor else None, episode=str(i), member=i)
         return state.advantages(list(groups))[0]
 
     config = MixingConfig(anchor_rate=0.5, seed=2, min_pairs=2)
-    undisturbed = play(MixingState(config, state_path=tmp_path / "a.json").claim_weights())
-    killed = MixingState(config, state_path=tmp_path / "b.json").claim_weights()
+    undisturbed = play(MixingState(config, state_path=tmp_path / "a.json"))
+    killed = MixingState(config, state_path=tmp_path / "b.json")
     for i, (s, y) in enumerate([(0.2, 0.0), (0.9, 1.0)]):  # two episodes of g0 end, then the process dies
-        anchor = killed.begin_episode("g0")
+        anchor = killed.begin_episode("g0", member=i)
         killed.end_episode("g0", y if anchor else killed.transform(s), s, y if anchor else None, episode=str(i), member=i)
-    resumed = MixingState(config, state_path=tmp_path / "b.json").claim_weights()
+    resumed = MixingState(config, state_path=tmp_path / "b.json")
     assert [len(m) for m in resumed.groups.members.values()] == [2]  # the snapshot kept them
     for a, b in zip(play(resumed), undisturbed):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_trainers_groups_wait_for_its_ask_while_a_loops_groups_close_themselves():
+    """No mode: each episode says who closes its group. Beside a trainer's batch, a group-less
+    loop's new keys close the loop's own groups, never the trainer's open ones, and the loop's
+    anchor pairs wait for the batch's end: the batch gets the advantages it gets with no loop
+    beside it. A loop's group of two or more is weighed as it closes."""
+    scores = [(0.2, 0.0), (0.9, 1.0), (0.5, 1.0), (0.4, 0.0)]
+
+    def batch(state, loop):
+        for key in ("t0", "t1"):
+            for i, (s, y) in enumerate(scores):
+                anchor = state.begin_episode(key, member=i)
+                paid = y if anchor else state.transform(s)
+                state.end_episode(key, paid, s, y if anchor else None, episode=str(i), member=i)
+                if loop:  # a loop's one-episode anchor group: its pair would move the map if it entered now
+                    state.begin_episode(f"loop-{state.counts['episodes']}", anchor=True)
+                    state.end_episode(f"loop-{state.counts['episodes'] - 1}", y, s, y)
+        return state.advantages(["t0", "t1"])[0]
+
+    config = MixingConfig(anchor_rate=0.5, seed=2, min_pairs=2)
+    alone, beside = MixingState(config), MixingState(config)
+    for a, b in zip(batch(alone, loop=False), batch(beside, loop=True)):
+        np.testing.assert_array_equal(a, b)
+    assert beside.debiaser.n_pairs == alone.debiaser.n_pairs + 8  # the loop's pairs entered at the batch's end
+    assert alone.counts["groups_completed"] == 2
+    assert beside.counts["groups_completed"] == 2 + 8  # every loop group, the last closed by the batch's end
+
+    loop = MixingState(config)
+    for g, key in enumerate(["a", "a", "b"]):
+        loop.begin_episode(key, anchor=False)
+        loop.end_episode(key, g / 2, g / 2, None)
+    assert loop.counts["groups_completed"] == 1 and loop.weights is not None  # "a" closed as "b" began, weighed

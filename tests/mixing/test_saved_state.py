@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from state_v02 import CONFIG, CUT, GROUPS, SIZE, episode, play, stats
+from state_v02 import CONFIG, CUT, GROUPS, SIZE, play, score, stats
 
 from wmrl_agents.grpo import GRPOTrainer
 from wmrl_envs.mixing import MixingConfig
@@ -18,9 +18,19 @@ from wmrl_envs.wrappers import MixedRewardWrapper
 DATA = Path(__file__).parent / "data" / "state_v02"
 
 
+def trainer_episode(state: MixingState, g: int, i: int) -> dict:
+    """The generator's episode as a trainer's since 0.3: it gives its place in the group (``member``)."""
+    key = f"g{g}"
+    anchor = state.begin_episode(key, member=i)
+    s, y = score(g, i)
+    paid = y if anchor else state.transform(s)
+    residual = state.end_episode(key, paid, s, y if anchor else None, episode=str(i), member=i)
+    return {"anchor": anchor, "paid": paid, "residual": residual, "calibrated": state.calibrated}
+
+
 def trainer_batch(state: MixingState, gs: list[int]) -> dict:
     """The generator's trainer batch, asking by group key as 0.3 does."""
-    done = [[episode(state, g, i, sized=False) for i in range(SIZE)] for g in gs]
+    done = [[trainer_episode(state, g, i) for i in range(SIZE)] for g in gs]
     adv, w = state.advantages([f"g{g}" for g in gs], check=[[e["paid"] for e in m] for m in done])
     return {"episodes": done, "advantages": [a.tolist() for a in adv], "weights": w.to_dict()}
 
@@ -31,8 +41,6 @@ def test_a_run_saved_by_0_2_resumes_with_the_same_rewards_weights_and_counts(tmp
     shutil.copytree(DATA / run, tmp_path / run)
     expected = json.loads((tmp_path / run / "expected.json").read_text())
     state = MixingState(state_path=tmp_path / run / "mixing.json", **CONFIG)
-    if run == "trainer":
-        state.claim_weights()
     assert state.counts["episodes"] == CUT * 4  # the finished writer's counts are taken over
     second = json.loads(json.dumps(play(state, run, range(CUT, GROUPS), batch=trainer_batch)))
     assert second == expected["second_half"]

@@ -28,10 +28,9 @@ def test_energy_is_refused_with_its_new_name():
 def ask(state: MixingState, batch: int) -> list:
     """One batch of groups REWARDS, played into ``state`` and asked for by key."""
     keys = [f"b{batch}-k{k}" for k in range(len(REWARDS))]
-    state.claim_weights()  # a trainer's: its groups complete when it asks
     for key, rewards, anchor in zip(keys, REWARDS, ANCHORS):
         for i, r in enumerate(rewards):
-            state.begin_episode(key, anchor=anchor)
+            state.begin_episode(key, anchor=anchor, member=i)  # a trainer's: its groups wait for the ask
             state.end_episode(key, r, None, None, member=i)
     return state.advantages(keys)[0]
 

@@ -395,8 +395,10 @@ def test_the_mixer_is_asked_by_group_and_a_wrapper_that_changes_rewards_above_it
                                            lambda r: 2 * r + 1)
     with pytest.raises(ValueError, match="a wrapper above MixedRewardWrapper changes rewards"):
         GRPOTrainer(doubled, TemplatePolicy(), list(CONTEXTS), progress=False).train(1)
-    with pytest.raises(ValueError, match=r"claim the mixer first \(claim_weights\(\)"):
-        MixingState().advantages(["g0"])
-    mixer = MixingState().claim_weights()
+    mixer = MixingState()
     with pytest.raises(ValueError, match=r"no finished episode of group\(s\) \['g0'\] reached this mixer"):
+        mixer.advantages(["g0"])
+    mixer.begin_episode("g0")  # no place in a trainer's group: it closes by itself
+    mixer.end_episode("g0", 0.5, None, None)
+    with pytest.raises(ValueError, match=r"group\(s\) \['g0'\] wait for no trainer: .* without the reset option 'member'"):
         mixer.advantages(["g0"])

@@ -1,9 +1,11 @@
 """The mixer's open groups: each group's finished episodes until the group is complete.
 
-A group completes when a trainer's batch ends (:meth:`OpenGroups.pop_all`), when a new group key
-begins in a loop without a trainer (:meth:`OpenGroups.close_all_but`), or, for a key begun with a
-size G (``MixedRewardWrapper(group_size=G)``), when its G-th episode ends (:meth:`OpenGroups.add`):
-copies of one process that interleave their episodes then never cut each other's groups short.
+A trainer's group (its episodes carry their place, ``Member.place``) completes when the trainer
+asks for it (:meth:`OpenGroups.take`) or its batch ends (:meth:`OpenGroups.pop_all`). Any other
+group closes itself: when a new group key begins (:meth:`OpenGroups.close_all_but`) or, for a key
+begun with a size G (``MixedRewardWrapper(group_size=G)``), when its G-th episode ends
+(:meth:`OpenGroups.add`): copies of one process that interleave their episodes then never cut each
+other's groups short.
 """
 
 from __future__ import annotations
@@ -43,9 +45,19 @@ class OpenGroups:
             return {}
         return self._pop([key])
 
+    def waits(self, key: str) -> bool:
+        """Whether open group ``key`` is a trainer's, waiting for its ask."""
+        return any(m.place is not None for m in self.members.get(key, ()))
+
+    def waiting(self) -> bool:
+        """Whether a trainer's group is open (its batch has not ended)."""
+        return any(self.waits(k) for k in self.members)
+
     def close_all_but(self, keep: str) -> dict[str, list[Member]]:
-        """A new group ``keep`` began: every open group but it and the sized ones not yet full is complete."""
-        return self._pop([k for k, m in self.members.items() if k != keep and len(m) >= self.sizes.get(k, 0)])
+        """A new group ``keep`` began: every open group that closes itself but it and the sized ones
+        not yet full is complete."""
+        return self._pop([k for k, m in self.members.items()
+                          if k != keep and not self.waits(k) and len(m) >= self.sizes.get(k, 0)])
 
     def take(self, keys: list[str]) -> dict[str, list[Member]]:
         """Groups ``keys``, complete (a trainer asks for their advantages), each in the trainer's

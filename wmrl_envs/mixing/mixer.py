@@ -72,7 +72,7 @@ class RewardMixer:
     def __init__(self, config: MixingConfig | None = None, state_path: str | os.PathLike | None = None,
                  normalize: str = NORMALIZE, eps: float = EPS, **overrides) -> None:
         self.advantage = advantage_setting(normalize, eps)
-        self.state = MixingState(config, state_path=state_path, **overrides).claim_weights()
+        self.state = MixingState(config, state_path=state_path, **overrides)
 
     # the parts, all the state's
     config = property(lambda self: self.state.config)
@@ -122,7 +122,7 @@ class RewardMixer:
             keys.append(f"batch{batch}-g{k}")
             r, d = [], []
             for i, s_i in enumerate(s.tolist()):  # as the wrapper: begin, pay, end (pair in), per member
-                st.begin_episode(keys[-1], anchor=y is not None)
+                st.begin_episode(keys[-1], anchor=y is not None, member=i)
                 d.append(st.transform(s_i))
                 r.append(d[-1] if y is None else float(y[i]))
                 st.end_episode(keys[-1], r[-1], s_i, None if y is None else r[-1], episode=str(i), member=i)
@@ -213,7 +213,7 @@ class RewardMixer:
             raise ValueError("this RewardMixer state has 'totals' and no 'anchor_of': it was written before the one "
                              "mixer (wmrl 0.2 before 2026-12-02), a format read until 0.3; load it with wmrl 0.2.0 "
                              "and save it again (RewardMixer.state_dict), or start a new RewardMixer")
-        self.state = MixingState(MixingConfig(**saved_config(state["config"]))).claim_weights()
+        self.state = MixingState(MixingConfig(**saved_config(state["config"])))
         self.state.load_state_dict(state, with_pairs=True)
         if self.state.advantage is not None:  # the saved run's advantage setting, as its configuration
             self.advantage = dict(self.state.advantage)

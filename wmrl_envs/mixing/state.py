@@ -9,24 +9,29 @@ what it recorded, so a reward crosses the mixer once; ``RewardMixer`` is its bat
 :class:`~wmrl_envs.mixing.denoise.InverseVarianceWeights` built from the ``MixingConfig``
 (``ema``, ``weighting``), the advantages from the trainer's setting (``normalize``, ``eps``):
 
-- a trainer that asks for advantages (``claim_weights``, which the trainers call) is the only
-  one that moves the weights: its groups complete at the end of its batch (``end_batch``) and are
-  then only counted, and ``weight()`` /
+Each episode says who closes its group, by its ``member`` (its place in a trainer's group, the
+reset option the trainers set), so one state serves both kinds of loop without a mode:
+
+- a trainer's episodes (``member`` given) wait for it: their group completes when the trainer asks
+  for the batch's advantages (:meth:`~MixingState.advantages`, or :meth:`~MixingState.end_batch`
+  for one that asks for none, as ``EnvReward``), and only then moves the weights; ``weight()`` /
   ``info["mixing"]["weight"]`` is the multiplier of the last batch the trainer applied;
-- without one (SB3 and other group-less loops, ``MixedRewardWrapper(group_size=G)``) each
-  completed group of two or more episodes is weighted as it completes, and ``weight()`` is the
-  multiplier that group got: the one a loop reading ``info["mixing"]["weight"]`` applies.
+- the other episodes (SB3 and other group-less loops, ``MixedRewardWrapper(group_size=G)``) close
+  their group themselves, at its G-th episode or when a new key begins; each completed group of
+  two or more episodes is weighted as it completes (the same weighting as a trainer's ask), and
+  ``weight()`` is the multiplier that group got: the one a loop reading ``info["mixing"]["weight"]``
+  applies.
 
 When the map moves: anchor pairs wait in :attr:`MixingState.pending` until :meth:`~MixingState.commit`
-folds them into the debiasing map. With a trainer (claimed) that is once per batch, at
-:meth:`~MixingState.end_batch` (the end of :meth:`~MixingState.advantages`; ``EnvReward``, which
-asks for none, calls it after each batch), where the batch's groups also complete and the adaptive
-rate moves: every world-model episode of a batch is paid through the map of the batches before it,
-and anchored at the rate they left, whichever of the batch's episodes finished first. Episodes run
-concurrently finish in an order that depends on timing (a live run's programs take seconds, a
-replay's none), so a map that moved as each anchor finished paid a live run and its replay
-differently. Without a trainer (SB3 and other sequential loops) each pair enters the map as its
-episode ends, and a group completes when the next one begins.
+folds them into the debiasing map. A trainer's pairs enter once per batch, at
+:meth:`~MixingState.end_batch` (the end of :meth:`~MixingState.advantages`), where the batch's
+groups also complete and the adaptive rate moves: every world-model episode of a batch is paid
+through the map of the batches before it, and anchored at the rate they left, whichever of the
+batch's episodes finished first. Episodes run concurrently finish in an order that depends on
+timing (a live run's programs take seconds, a replay's none), so a map that moved as each anchor
+finished paid a live run and its replay differently. A sequential loop's pairs enter as their
+episode ends, and other processes' pairs when its next episode begins (while a trainer's batch is
+open they wait for its end too).
 
 One state serves many env copies and many processes:
 
@@ -126,7 +131,6 @@ class MixingState:
         self.groups = OpenGroups()
         self.repeats: dict[str, int] = {}  # pairs named so far per (group, episode identity), this process
         self.weights: Weights | None = None  # the last weights computed: those applied (module docstring)
-        self.claimed = False  # a trainer asks for advantages: only its batches move the weights and the map
         self.pending: list[_Pair] = []  # anchor pairs not yet in the map (module docstring, "When the map moves")
         self.counts = zero_counts()
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
@@ -170,14 +174,6 @@ class MixingState:
         """Whether world-model scores go through an active debiasing map now."""
         return self.debias and self.debiaser.active
 
-    def claim_weights(self) -> MixingState:
-        """A trainer applies this mixer's advantages (:meth:`advantages`): from now on only its
-        batches move the weights and the map (:meth:`commit`), and completed groups are only
-        counted (module docstring)."""
-        with self.lock:
-            self.claimed = True
-        return self
-
     def advantages(
         self, keys: Sequence[str], normalize: str = NORMALIZE, eps: float = EPS, check: Sequence[Floats] | None = None,
     ) -> tuple[list[np.ndarray], Weights]:
@@ -206,25 +202,18 @@ class MixingState:
             keys = [str(k) for k in keys]
             if len(set(keys)) != len(keys):
                 raise ValueError(f"a batch asks for each group once, got {keys}")
-            if not self.claimed:
-                raise ValueError("advantages() is a trainer's question: claim the mixer first (claim_weights(), as "
-                                 "GRPOTrainer and WeightedAdvantageReward do), so that its groups wait for it")
+            closed = [k for k in keys if k in self.anchor_of and not self.groups.waits(k)]
+            if closed:
+                raise ValueError(f"group(s) {closed} wait for no trainer: their episodes came without the reset option "
+                                 "'member' and close by themselves (a trainer gives each episode its place in the "
+                                 "group, as GRPOTrainer, EnvReward and RewardMixer do), or they were asked for already")
             taken = self.groups.take(keys)
             members = [taken[k] for k in keys]
             if check is not None:
                 _check_paid(keys, members, check)
-            measured = [x.calibrated for m in members for x in m if x.residual is not None]
-            advantages, self.weights = weighted_advantages(
-                [[x.reward for x in m] for m in members],
-                [self.anchor_of[k] for k in keys],
-                self.weighter,
-                [[x.residual for x in m if x.residual is not None] or None for m in members],
-                calibrated=bool(measured) and all(measured),
-                normalize=normalize,
-                eps=eps,
-            )
+            weighed = self._weigh(members, [self.anchor_of[k] for k in keys], normalize, eps)
             self.end_batch(taken)
-            return advantages, self.weights
+            return weighed
 
     def end_batch(self, asked: dict[str, list[Member]] | None = None) -> None:
         """A trainer's batch is over: its groups complete (counted, and the adaptive rate moves) and
@@ -232,23 +221,27 @@ class MixingState:
         what the whole batch showed, whichever of its episodes finished first (module docstring).
         :meth:`advantages` calls it; a trainer that asks for none (``EnvReward``) calls it itself."""
         with self.lock:
-            self._adapt(self._fold({**(asked or {}), **self.groups.pop_all()}))
+            self._complete({**(asked or {}), **self.groups.pop_all()}, weigh=False)  # the asked are weighed
             self.commit()
             self.save()
 
-    def begin_episode(self, key: str, group_size: int | None = None, anchor: bool | None = None) -> bool:
-        """Count an episode of group ``key``; is it an anchor? Without a trainer, a new key completes
-        the open groups (except those begun with a ``group_size`` and not yet full): they go into the
-        weights and the rate controller (a trainer's complete at :meth:`end_batch`); the state is
-        saved before the key. With
-        ``group_size`` the group completes at its ``group_size``-th finished episode. ``anchor``
-        decides a new key's anchor status instead of the sampler (the batch API: its caller chose)."""
+    def begin_episode(
+        self, key: str, group_size: int | None = None, anchor: bool | None = None, member: int | None = None,
+    ) -> bool:
+        """Count an episode of group ``key``; is it an anchor? ``member``: its place in a trainer's
+        group (module docstring); without one, the pairs other processes added enter the map first,
+        and a new key completes the groups that close themselves (except those begun with a
+        ``group_size`` and not yet full, which complete at their ``group_size``-th finished
+        episode): they go into the weights and the rate controller. The state is saved before a new
+        key. ``anchor`` decides a new key's anchor status instead of the sampler (the batch API:
+        its caller chose)."""
         with self.lock:
             if group_size is not None:
                 self.groups.expect(key, group_size)
+            if member is None:
+                self._commit_between_batches()
             if key not in self.anchor_of:
-                if not self.claimed:  # a trainer's groups complete at the end of its batch (end_batch)
-                    self._adapt(self._fold(self.groups.close_all_but(key)))
+                self._complete(self.groups.close_all_but(key))
                 self.save()
                 if anchor is not None:
                     self.anchor_of[key] = bool(anchor)
@@ -261,26 +254,30 @@ class MixingState:
             self.counts["anchor_episodes"] += int(anchor)
             return anchor
 
-    def _adapt(self, completed: int) -> None:
-        """Let the controller (if adaptive) move the anchor rate after ``completed`` groups."""
-        self.sampler.rate = self.guard.rate_after(completed, self.sampler.rate)
-
-    def _fold(self, done: dict[str, list[Member]]) -> int:
-        """Complete groups ``done``: counted; their rewards and residuals update the weights unless
-        a trainer claimed them (it asks for its batches' advantages instead)."""
+    def _complete(self, done: dict[str, list[Member]], weigh: bool = True) -> None:
+        """Groups ``done`` are complete: counted, weighed (a group that closed itself; a trainer's
+        was weighed when it asked) if one has two or more episodes, and the controller (if
+        adaptive) moves the anchor rate."""
         self.counts["groups_completed"] = self.counts.get("groups_completed", 0) + len(done)
-        if self.claimed or not any(len(m) > 1 for m in done.values()):
-            return len(done)
-        residuals = [[x.residual for x in m if x.residual is not None] or None for m in done.values()]
-        measured = [x for m in done.values() for x in m if x.residual is not None]
-        _, self.weights = weighted_advantages(
-            [[x.reward for x in m] for m in done.values()],
-            [self.anchor_of[k] for k in done],
+        if weigh and any(len(m) > 1 for m in done.values()):
+            self._weigh(list(done.values()), [self.anchor_of[k] for k in done])
+        self.sampler.rate = self.guard.rate_after(len(done), self.sampler.rate)
+
+    def _weigh(
+        self, members: list[list[Member]], anchors: list[bool], normalize: str = NORMALIZE, eps: float = EPS,
+    ) -> tuple[list[np.ndarray], Weights]:
+        """The groups' weighted advantages and weights; the weights become :attr:`weights`."""
+        measured = [x.calibrated for m in members for x in m if x.residual is not None]
+        advantages, self.weights = weighted_advantages(
+            [[x.reward for x in m] for m in members],
+            anchors,
             self.weighter,
-            residuals,
-            calibrated=bool(measured) and all(x.calibrated for x in measured),
+            [[x.residual for x in m if x.residual is not None] or None for m in members],
+            calibrated=bool(measured) and all(measured),
+            normalize=normalize,
+            eps=eps,
         )
-        return len(done)
+        return advantages, self.weights
 
     def _ingest(self, pair: PairRecord | None = None) -> bool:
         """Read other processes' pairs and add ``pair``, all to :attr:`pending` (the map takes them
@@ -303,8 +300,7 @@ class MixingState:
         isotonic fit is the same for any order of its pairs; only a full ``window`` drops the
         oldest in arrival order)."""
         with self.lock:
-            if not self.claimed:
-                self._ingest()
+            self._ingest()
             if not self.pending:
                 return
             batch, self.pending = self.pending, []
@@ -312,13 +308,16 @@ class MixingState:
                 self.monitor.update(p.s, self._debiased(p.s, p.task), p.y)
             self.debiaser.update([p.s for p in batch], [p.y for p in batch], [p.task for p in batch])
 
+    def _commit_between_batches(self) -> None:
+        """A self-closing group's episode commits, unless a trainer's batch is open: its pairs then
+        wait for the batch's end, so the batch is paid through the map of the batches before it."""
+        if not self.groups.waiting():
+            self.commit()
+
     def transform(self, s: float, task: str | None = None) -> float:
         """The reward of a world-model score of an episode of ``task``: debiased (per task with
-        ``calibration="per-task"``), then shrunk if its band is overrated (``shrink_overrated``).
-        Without a trainer, pairs other processes added enter the map first."""
+        ``calibration="per-task"``), then shrunk if its band is overrated (``shrink_overrated``)."""
         with self.lock:
-            if not self.claimed:
-                self.commit()
             f = self._debiased(s, task)
             return self.guard.shrink(f)
 
@@ -339,11 +338,10 @@ class MixingState:
         added (None without a pair). ``episode`` is the episode's identity within its group (the
         wrappers pass its reset seed or observation and a hash of its actions), so that a replayed
         episode has the same pair id (module docstring); ``task`` its task (per-task calibration);
-        ``member`` its place in the trainer's group (:meth:`advantages` answers in that order)."""
+        ``member`` its place in the trainer's group (:meth:`advantages` answers in that order);
+        without one the pair enters the map now (module docstring)."""
         with self.lock:
             residual = None
-            if not self.claimed:  # no trainer batches: each pair enters the map as its episode ends
-                self.commit()
             calibrated = self.calibrated
             if real is not None and wm_score is not None:
                 residual = float(real) - self._debiased(float(wm_score), task)
@@ -352,11 +350,9 @@ class MixingState:
                 self.repeats[name] = n + 1
                 if self._ingest((f"{name}#{n}", float(wm_score), float(real), task)):
                     self.counts["anchor_pairs"] = self.counts.get("anchor_pairs", 0) + 1
-                if not self.claimed:
-                    self.commit()
-            full = self.groups.add(key, Member(float(reward), residual, calibrated, member))
-            if full:
-                self._adapt(self._fold(full))
+                if member is None:
+                    self._commit_between_batches()
+            self._complete(self.groups.add(key, Member(float(reward), residual, calibrated, member)))
             self.save()  # every finished episode: a restart resumes after it, not at an older cut
             return residual
 
