@@ -283,3 +283,57 @@ def test_the_page_cache_and_host_counters_carry_nothing_between_runs(ex_name, ta
     assert {out[p] for p in ("/proc/keys", "/proc/key-users", "/proc/sys/kernel/random/boot_id", "/proc/cmdline")
             } == {"EACCES"}, out  # every run's keyrings; the host's fingerprint
     assert out["io_setup"] == out["mq_open"] == "EPERM", out  # allowances shared with the host or the user
+
+
+# The per-user pending-signal allowance (the third red team's channel): a real-time signal sent to
+# a process that blocks it is queued and counted against its user's RLIMIT_SIGPENDING, at every
+# level of user namespaces up to the host's. A sender fills its allowance; a receiver, started
+# at the same moment, tries to queue one more after the sender has filled.
+SIGQ_COMMON = r'''
+import errno, json, signal, threading, time
+out = {"start": time.time()}
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGRTMIN})
+
+def queue(limit):  # tgkill: a real-time signal queued or EAGAIN (kill() would drop its info silently)
+    n = 0
+    try:
+        while n < limit:
+            signal.pthread_kill(threading.get_ident(), signal.SIGRTMIN)
+            n += 1
+    except OSError as e:
+        out["stopped_by"] = errno.errorcode[e.errno]
+    return n
+'''
+SIGQ_SENDER = SIGQ_COMMON + r'''
+out["queued"] = queue(10 ** 7)
+time.sleep(max(0.0, out["start"] + 9 - time.time()))
+out["end"] = time.time()
+print(json.dumps(out))
+'''
+SIGQ_RECEIVER = SIGQ_COMMON + r'''
+time.sleep(4)
+out["queued"] = queue(10)
+out["end"] = time.time()
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("ex_name", ["bwrap", "warm"])
+def test_concurrent_runs_do_not_share_a_pending_signal_allowance(ex_name, task):
+    """Each run in flight is its own host user, so a run that queues every real-time signal its
+    allowance holds leaves its neighbour's allowance whole: the receiver queues all it tries. With
+    one host user for all runs the receiver's first signal failed (EAGAIN): the sender's count
+    was readable, ~16 bits a probe."""
+    bwrap_or_skip()
+    public, _ = task
+    ex = make_executor(ex_name, limits=WINDOW, workers=2)
+    jobs = [Job(code=SIGQ_SENDER, data_dir=public, limits=WINDOW, name="sender"),
+            Job(code=SIGQ_RECEIVER, data_dir=public, limits=WINDOW, name="receiver")]
+    s, r = (f.result() for f in [ex.submit(j) for j in jobs])
+    assert s.exit_code == 0 and r.exit_code == 0, (s.stderr[-2000:], r.stderr[-2000:])
+    so, ro = json.loads(s.stdout.strip().splitlines()[-1]), json.loads(r.stdout.strip().splitlines()[-1])
+    assert so.get("stopped_by") == "EAGAIN" and so["queued"] > 1000, so  # the sender filled its allowance
+    overlap = min(so["end"], ro["end"]) - max(so["start"], ro["start"])
+    assert overlap > 3, f"the two runs overlapped {overlap:.1f} s only: nothing was tested"
+    assert ro["queued"] == 10, f"the receiver saw the sender's signals: {ro}"
+    assert s.host_uid != r.host_uid and 0 not in (s.host_uid, r.host_uid)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 import os
+import pwd
 import signal
 from pathlib import Path
 
 import pytest
 
 from wmrl_envs.sandbox import Job, Limits, RunResult, make_executor, warm
-from wmrl_envs.sandbox.identity import sandbox_identity
+from wmrl_envs.sandbox.identity import Identity, sandbox_identity
 
 from .conftest import bwrap_or_skip
 
@@ -231,34 +232,37 @@ def _fresh(preload: tuple[str, ...]):
     return make_executor("warm", limits=LIMITS, preload=preload)
 
 
-def _zygote_of(ex) -> warm.Zygote:
-    return ex._zygote(LIMITS)
+def _zygote_of(ex, run) -> warm.Zygote:
+    """The zygote that served ``run``: its host user's (each run in flight has its own, identity.lease)."""
+    pw = pwd.getpwuid(run.host_uid)
+    return ex._zygote(LIMITS, Identity(pw.pw_uid, pw.pw_gid, pw.pw_name) if sandbox_identity() else None)
 
 
 def test_a_dead_zygote_is_replaced(pair):
     _, _, public = pair
     ex = _fresh(("json",))
-    assert ex.run(Job(code="print(1)", data_dir=public)).ok
-    z = _zygote_of(ex)
+    first = ex.run(Job(code="print(1)", data_dir=public))
+    assert first.ok
+    z = _zygote_of(ex, first)
     z.proc.kill()
     z.proc.wait()
     r = ex.run(Job(code="print(2)", data_dir=public))
     assert r.ok and r.backend == "warm" and r.stdout == "2\n"
-    assert _zygote_of(ex) is not z
+    assert _zygote_of(ex, first) is not z
 
 
 def test_the_zygote_holds_no_harness_state(pair, monkeypatch):
     _, _, public = pair
     monkeypatch.setenv("WMRL_HARNESS_SECRET", "s3cr3t-token")
     ex = _fresh(("csv",))
-    assert ex.run(Job(code="print(1)", data_dir=public)).ok
-    pid = _zygote_of(ex).proc.pid
+    run = ex.run(Job(code="print(1)", data_dir=public))
+    assert run.ok
+    pid = _zygote_of(ex, run).proc.pid
     environ = Path(f"/proc/{pid}/environ").read_bytes()
     assert b"s3cr3t-token" not in environ and b"WMRL_HARNESS_SECRET" not in environ
     status = Path(f"/proc/{pid}/status").read_text()
     uids = next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1:]
-    who = sandbox_identity()
-    assert {int(u) for u in uids} == {who.uid if who else os.getuid()}
+    assert {int(u) for u in uids} == {run.host_uid}  # the run's host user: it owns the namespaces it joins
     assert next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1] == "1"
     fds = {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
     assert [fds[i] for i in (0, 1, 2)] == ["/dev/null"] * 3
@@ -273,8 +277,9 @@ def test_the_zygote_is_confined_as_far_as_its_job_allows(pair):
     from /proc/self/environ and site.USER_BASE when it was /nonexistent)."""
     _, _, public = pair
     ex = _fresh(("csv",))
-    assert ex.run(Job(code="print(1)", data_dir=public)).ok
-    pid = _zygote_of(ex).proc.pid
+    run = ex.run(Job(code="print(1)", data_dir=public))
+    assert run.ok
+    pid = _zygote_of(ex, run).proc.pid
     status = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
     assert {k: int(status[k], 16) for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")} == dict.fromkeys(
         ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"), 0)

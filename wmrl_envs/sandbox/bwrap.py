@@ -27,6 +27,7 @@ from typing import cast
 from . import hidden, identity, procfs, program, seccomp
 from .base import Executor, Job, Limits, MiB, RunResult
 from .cgroups import RunCgroup
+from .identity import Identity
 from .supervise import Leader, supervise
 from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir, default_base
 
@@ -206,33 +207,38 @@ class BwrapExecutor(Executor):
         data = [d for d in hidden.dataset_dirs() if visible(d)]
         self._code_only = hidden.code_only_copies(data, base=self.workdir)
 
-    def _source(self, path: Path) -> Path:
-        """Where bwrap, running as the sandbox user, can find ``path`` (staged if it cannot reach it)."""
-        if self.identity is None:
+    def _source(self, path: Path, who: Identity | None) -> Path:
+        """Where bwrap, running as ``who``, can find ``path`` (staged if it cannot reach it)."""
+        if who is None:
             return path
-        return identity.stage(self.workdir).path_for(path, self.identity)
+        return identity.stage(self.workdir).path_for(path, who)
 
-    def _binds(self) -> list[tuple[Path, Path]]:
-        return [(self._source(r), r) for r in self.roots] + list(self._code_only.binds)
+    def _binds(self, who: Identity | None) -> list[tuple[Path, Path]]:
+        return [(self._source(r, who), r) for r in self.roots] + list(self._code_only.binds)
 
-    def _launcher(self, options: functools.partial, env: dict[str, str], cmd: list[str], job: Job, limits: Limits):
+    def _launcher(self, options: functools.partial, env: dict[str, str], cmd: list[str], job: Job, limits: Limits,
+                  who: Identity | None):
         return _BwrapLauncher(options, env, cmd)
 
     def run(self, job: Job) -> RunResult:
+        with identity.lease() as who:  # a host user no other run in flight has (identity.py)
+            return self._run(job, who)
+
+    def _run(self, job: Job, who: Identity | None) -> RunResult:
         limits = job.limits or self.limits
         result = RunResult(backend=self.name, isolation=self.isolation)
         size = limits.workspace_mb * MiB if self.use_mounts else None
-        rundir = RunDir(job, self.workdir, owner=self.identity, limit_bytes=size)
+        rundir = RunDir(job, self.workdir, owner=who, limit_bytes=size)
         try:
             env = program.environment(limits, path=program.search_path(self.python), tmp="/tmp")
             cmd = program.command(job, self.python, SANDBOX_PROGRAM)
-            data = self._source(rundir.data_dir) if rundir.data_dir else rundir.workspace / "data"
-            options = functools.partial(bwrap_args, rundir, self._binds(), data, self.hide)
-            launcher = self._launcher(options, env, cmd, job, limits)
+            data = self._source(rundir.data_dir, who) if rundir.data_dir else rundir.workspace / "data"
+            options = functools.partial(bwrap_args, rundir, self._binds(who), data, self.hide)
+            launcher = self._launcher(options, env, cmd, job, limits, who)
             result.seccomp = launcher.seccomp_fd is not None
-            result.host_uid = self.identity.uid if self.identity else os.getuid()
+            result.host_uid = who.uid if who else os.getuid()
             result.workspace_limit = rundir.limit_kind
-            supervise(launcher, {"PATH": "/usr/bin:/bin"}, None, limits, rundir, result, self.use_cgroups, self.identity)
+            supervise(launcher, {"PATH": "/usr/bin:/bin"}, None, limits, rundir, result, self.use_cgroups, who)
             result.files, result.refused = rundir.collect(job.collect, job.collect_bytes(limits))
         finally:
             rundir.remove()

@@ -6,6 +6,14 @@ program's uid onto that user, not onto host root, so every host permission check
 kernel limit (inotify instances, processes, key quotas) and file it can reach is that user's.
 A harness that is not root runs bwrap as itself: it has nothing more to drop.
 
+Each run in flight is a user of its own (:func:`lease`): ``wmrl-sandbox`` for the first slot,
+``wmrl-sandbox-1``, ``-2``, ... for the runs beside it, held by a lock file per slot that every
+harness process of the machine takes, so no two runs in flight share one. Per-user kernel
+allowances (pending signals, processes, inotify instances) are counted per host uid across every
+user namespace, so a shared user let one run exhaust them for its neighbours and let a neighbour
+count what was left: the third red team carried ~16 bits a probe through the pending-signal
+allowance between two runs in flight (``tests/sandbox/test_channels.py``).
+
 bwrap resolves its bind sources as that user, so a path the user cannot traverse (an interpreter
 under root's 0700 home, a task cache in ``~/.cache``) is *staged*: bind-mounted read-only, once
 per harness, below a world-traversable folder ``<base>/wmrl-stage-<pid>-*``, and bound into the
@@ -16,7 +24,9 @@ leaves them to the next one's sweep.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
+import fcntl
 import functools
 import logging
 import os
@@ -26,6 +36,7 @@ import stat
 import subprocess
 import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +46,8 @@ log = logging.getLogger(__name__)
 
 USER = "wmrl-sandbox"
 NOBODY = 65534
+SLOTS = 64  # users for runs in flight at once on one machine; more wait for a slot
+SLOT_LOCKS = Path("/run/wmrl-sandbox")  # root's: one lock file per slot
 
 
 @dataclass(frozen=True)
@@ -62,15 +75,71 @@ def sandbox_identity() -> Identity | None:
     return Identity(pw.pw_uid, pw.pw_gid, pw.pw_name)
 
 
-def _create_user() -> pwd.struct_passwd | None:
+def _create_user(name: str = USER) -> pwd.struct_passwd | None:
     exe = shutil.which("useradd") or "/usr/sbin/useradd"
     argv = [exe, "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent"]
-    argv += ["--shell", "/usr/sbin/nologin", USER]
+    argv += ["--shell", "/usr/sbin/nologin", name]
     try:
-        subprocess.run(argv, capture_output=True, timeout=30, check=False)
-        return pwd.getpwnam(USER)
+        subprocess.run(argv, capture_output=True, timeout=30, check=False)  # a concurrent useradd: it exists
+        return pwd.getpwnam(name)
     except (OSError, subprocess.SubprocessError, KeyError):
         return None
+
+
+@functools.cache
+def _slot_identity(n: int) -> Identity | None:
+    """Slot ``n``'s user (made on first use); None if it cannot be made."""
+    if n == 0:
+        return sandbox_identity()
+    name = f"{USER}-{n}"
+    try:
+        pw: pwd.struct_passwd | None = pwd.getpwnam(name)
+    except KeyError:
+        pw = _create_user(name)
+    return None if pw is None else Identity(pw.pw_uid, pw.pw_gid, pw.pw_name)
+
+
+@contextlib.contextmanager
+def lease() -> Iterator[Identity | None]:
+    """The host user of one run: held by no other run in flight on this machine until the block
+    ends (module docstring); None when the harness is not root (it runs bwrap as itself). Where
+    slot users cannot be made (no ``useradd``), every run is :func:`sandbox_identity`, shared."""
+    first = sandbox_identity()
+    if first is None or first.uid == NOBODY:
+        yield first
+        return
+    fd, n = _take_slot()
+    try:
+        who = _slot_identity(n)
+        if who is None:
+            _warn_shared()
+            who = first
+        yield who
+    finally:
+        os.close(fd)  # releases the slot's lock
+
+
+def _take_slot() -> tuple[int, int]:
+    """A slot's lock file descriptor, locked, and its number: the first free slot, else wait for one."""
+    folder = SLOT_LOCKS if os.access(SLOT_LOCKS.parent, os.W_OK) else Path(tempfile.gettempdir()) / "wmrl-sandbox-slots"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    for n in range(SLOTS):
+        fd = os.open(folder / f"{n}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd, n
+        except BlockingIOError:
+            os.close(fd)
+    n = threading.get_ident() % SLOTS  # every slot busy: wait for one
+    fd = os.open(folder / f"{n}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd, n
+
+
+@functools.cache
+def _warn_shared() -> None:
+    log.warning("sandbox: could not create a user per run in flight; concurrent runs share %s and its per-user "
+                "kernel allowances", USER)
 
 
 def reachable(path: Path, who: Identity) -> bool:

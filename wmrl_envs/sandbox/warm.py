@@ -283,10 +283,11 @@ class _WarmLauncher(_BwrapLauncher):
     leader_is_program = True  # the clone waits for the program: its rusage includes the program's
 
     def __init__(
-        self, options: functools.partial, env: Mapping[str, str], argv: list[str] | None, ex: WarmExecutor, limits: Limits
+        self, options: functools.partial, env: Mapping[str, str], argv: list[str] | None, ex: WarmExecutor, limits: Limits,
+        who: Identity | None,
     ) -> None:
         super().__init__(options, {}, list(HOLD))
-        self.program_env, self.argv_job, self.ex, self.limits = dict(env), argv, ex, limits
+        self.program_env, self.argv_job, self.ex, self.limits, self.who = dict(env), argv, ex, limits, who
 
     def argv(self, info_fd: int | None) -> list[str]:
         # The holder is the pid namespace's init, which nothing inside may signal: a program's
@@ -299,7 +300,7 @@ class _WarmLauncher(_BwrapLauncher):
         if not init:
             raise OSError("bwrap reported no sandbox process")
         holder = _holder(int(init), self.limits.wall_s)
-        host_uid = self.ex.identity.uid if self.ex.identity else os.getuid()
+        host_uid = self.who.uid if self.who else os.getuid()
         bpf = seccomp.filter_bytes()
         spec = {
             "uid": SANDBOX_UID,
@@ -320,7 +321,7 @@ class _WarmLauncher(_BwrapLauncher):
         sent = [gate_r, out_w, err_w]
         try:
             sent += _namespace_fds(holder)
-            pid, self.startup_cpu_s = self.ex.clone(self.limits, spec, sent)
+            pid, self.startup_cpu_s = self.ex.clone(self.limits, spec, sent, self.who)
         except BaseException:
             for fd in (gate_w, out_r, err_r):
                 os.close(fd)
@@ -394,31 +395,33 @@ class WarmExecutor(BwrapExecutor):
         self.preload = tuple(preload)
         self._cold_reason: str | None = None
 
-    def _zygote(self, limits: Limits) -> Zygote:
+    def _zygote(self, limits: Limits, who: Identity | None) -> Zygote:
+        """The zygote of ``who``, the run's host user: it must own the run's user namespace to join it."""
         env = program.environment(limits, path=program.search_path(self.python), tmp="/tmp")
-        return _zygote(self.python, env, self.identity, self.preload)
+        return _zygote(self.python, env, who, self.preload)
 
-    def clone(self, limits: Limits, spec: dict, fds: Sequence[int]) -> tuple[int, float]:
-        z = self._zygote(limits)
+    def clone(self, limits: Limits, spec: dict, fds: Sequence[int], who: Identity | None) -> tuple[int, float]:
+        z = self._zygote(limits, who)
         try:
             return z.clone(spec, fds)
         except (OSError, ValueError) as e:
             _discard(z)
             raise OSError(f"warm sandbox: {e}") from e
 
-    def _launcher(self, options: functools.partial, env: dict[str, str], cmd: list[str], job: Job, limits: Limits):
+    def _launcher(self, options: functools.partial, env: dict[str, str], cmd: list[str], job: Job, limits: Limits,
+                  who: Identity | None):
         if self._cold_reason is not None:
-            return super()._launcher(options, env, cmd, job, limits)
-        return _WarmLauncher(options, env, cmd if job.code is None else None, self, limits)
+            return super()._launcher(options, env, cmd, job, limits, who)
+        return _WarmLauncher(options, env, cmd if job.code is None else None, self, limits, who)
 
-    def run(self, job: Job) -> RunResult:
+    def _run(self, job: Job, who: Identity | None) -> RunResult:
         if self._cold_reason is None:
             try:
-                self._zygote(job.limits or self.limits)
+                self._zygote(job.limits or self.limits, who)
             except WarmUnavailable as e:
                 self._cold_reason = str(e)
                 log.warning("warm sandbox unavailable (%s): running cold bwrap instead", e)
-        result = super().run(job)
+        result = super()._run(job, who)
         if self._cold_reason is not None:
             result.backend = "bwrap"
         return result
