@@ -88,6 +88,8 @@ class CompareConfig:
     adaptive: bool = option(False, "let the exploitation monitor move the anchor rate between --min-rate and --max-rate")
     min_rate: float = option(_MIXING["min_rate"], "lowest adaptive anchor rate", metavar="R")
     max_rate: float = option(_MIXING["max_rate"], "highest adaptive anchor rate", metavar="R")
+    min_wm_spread: float = option(_MIXING["min_wm_spread"], "the WMRL arms leave out of the update a world-model "
+                                  "group whose rewards span less than this (0: none)", metavar="X")
     normalize: str = option(NORMALIZE, "every arm's GRPO advantages: none (Dr. GRPO: r - group mean) or "
                             "group (also divided by the group's std, as the original GRPO)",
                             choices=("none", "group"))
@@ -139,7 +141,8 @@ class CompareConfig:
         between its bounds, and bounds need something adaptive (``--adaptive`` or the guard arm)."""
         adaptive = self.adaptive or GUARD in self.arms
         try:
-            MixingConfig(anchor_rate=self.anchor_rate, adaptive=adaptive, min_rate=self.min_rate, max_rate=self.max_rate)
+            MixingConfig(anchor_rate=self.anchor_rate, adaptive=adaptive, min_rate=self.min_rate, max_rate=self.max_rate,
+                         min_wm_spread=self.min_wm_spread)
         except ValueError as e:  # name the flag, not the library's field
             raise ValueError(re.sub(r"MixingConfig\.(\w+)", lambda m: f"--{flag(m[1])}", str(e))) from None
         bounded = [n for n in ("min_rate", "max_rate") if getattr(self, n) != _MIXING[n]]
@@ -181,7 +184,7 @@ class CompareConfig:
     def mixing(self) -> MixingConfig:
         """The WMRL arms' ``MixingConfig`` (each arm sets its own seed, weighting and debiasing)."""
         return MixingConfig(anchor_rate=self.anchor_rate, adaptive=self.adaptive, min_rate=self.min_rate,
-                            max_rate=self.max_rate)
+                            max_rate=self.max_rate, min_wm_spread=self.min_wm_spread)
 
     def budget_plan(self) -> Budget:
         """The training each arm gets: the env family's default budget scaled by ``budget``."""

@@ -394,7 +394,7 @@ class GRPOTrainer:
         }
         if mixed and w is not None and self.mixer is not None:
             metrics.update({"denoise/w_anchor": w.w_anchor, "denoise/w_wm": w.w_wm, "denoise/pooled": w.pooled,
-                            "denoise/floored": w.floored, "anchor/episodes": int(anchor.sum())})
+                            "denoise/floored": w.floored, "denoise/dropped": w.dropped, "anchor/episodes": int(anchor.sum())})
             metrics.update(mixing_metrics(self.mixer.stats()))
         self.update_idx += 1
         return metrics

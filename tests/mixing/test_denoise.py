@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wmrl_envs.mixing import InverseVarianceWeights, group_advantages, weighted_advantages
+from wmrl_envs.mixing import InverseVarianceWeights, MixingConfig, group_advantages, weighted_advantages
 
 
 def test_group_advantages_dr_grpo_and_normalized():
@@ -93,3 +93,45 @@ def test_the_reported_failure_keeps_the_anchor_advantages():
     np.testing.assert_allclose(adv[0], np.subtract(real, np.mean(real)) * w.c_anchor)
     assert w.c_anchor >= 1.0 and w.w_anchor >= 4 / 36
     assert np.abs(adv[0]).max() > 0.5
+
+
+_group = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(groups=st.lists(st.tuples(_group, st.booleans()), min_size=1, max_size=8), spread=st.floats(0, 1),
+       normalize=st.sampled_from(["none", "group"]), calibrated=st.booleans())
+def test_a_world_model_group_below_the_spread_is_left_out_as_if_never_there(groups, spread, normalize, calibrated):
+    """min_wm_spread: a world-model group spanning less gets advantage 0, and every other group
+    gets exactly what it gets from the batch without it (the estimates never saw it); anchor
+    groups are never left out."""
+    rewards = [r for r, _ in groups]
+    anchors = [a for _, a in groups]
+    residuals = [[0.3 * x - 0.1 for x in r] if a else None for r, a in groups]
+    low = [not a and len(r) > 1 and max(r) - min(r) < spread for r, a in groups]
+    adv, w = weighted_advantages(rewards, anchors, InverseVarianceWeights(ema=0.5), residuals, calibrated,
+                                 normalize=normalize, min_wm_spread=spread)
+    kept = [i for i, lo in enumerate(low) if not lo]
+    alone, w_alone = weighted_advantages([rewards[i] for i in kept], [anchors[i] for i in kept],
+                                         InverseVarianceWeights(ema=0.5), [residuals[i] for i in kept], calibrated,
+                                         normalize=normalize)
+    assert w.dropped == sum(low)
+    for i, lo in enumerate(low):
+        if lo:
+            assert np.all(adv[i] == 0)
+    for a, b in zip([adv[i] for i in kept], alone):
+        np.testing.assert_array_equal(a, b)
+    assert (w.w_anchor, w.w_wm, w.c_anchor, w.c_wm) == (w_alone.w_anchor, w_alone.w_wm, w_alone.c_anchor, w_alone.c_wm)
+
+
+def test_spread_zero_keeps_every_group_and_a_negative_spread_is_refused():
+    rewards, anchors = [[0.5, 0.5], [0.1, 0.9], [0.2, 0.3]], [False, True, False]
+    a, w = weighted_advantages(rewards, anchors, InverseVarianceWeights())
+    b, w0 = weighted_advantages(rewards, anchors, InverseVarianceWeights(), min_wm_spread=0.0)
+    assert w == w0 and w0.dropped == 0
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    _, w1 = weighted_advantages(rewards, anchors, InverseVarianceWeights(), min_wm_spread=0.2)
+    assert w1.dropped == 2  # [0.5, 0.5] and [0.2, 0.3]; the anchor group spans 0.8 and is kept anyway
+    with pytest.raises(ValueError, match=r"MixingConfig.min_wm_spread must be >= 0"):
+        MixingConfig(min_wm_spread=-0.1)

@@ -32,7 +32,9 @@ def trainer_batch(state: MixingState, gs: list[int]) -> dict:
     """The generator's trainer batch, asking by group key as 0.3 does."""
     done = [[trainer_episode(state, g, i) for i in range(SIZE)] for g in gs]
     adv, w = state.advantages([f"g{g}" for g in gs], check=[[e["paid"] for e in m] for m in done])
-    return {"episodes": done, "advantages": [a.tolist() for a in adv], "weights": w.to_dict()}
+    weights = w.to_dict()
+    assert weights.pop("dropped") == 0  # a field after 0.2 (min_wm_spread, off)
+    return {"episodes": done, "advantages": [a.tolist() for a in adv], "weights": weights}
 
 
 @pytest.mark.parametrize("run", ["trainer", "groupless"])

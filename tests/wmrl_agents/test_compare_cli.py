@@ -32,6 +32,7 @@ TASKS = {"train": ["concrete-strength", "employee-attrition"], "heldout": ["peng
         (["--match-compute", "0.5"], "--match-compute must be 0 (off) or at least 1"),
         (["--seed-list", "1,x"], "--seed-list must be distinct non-negative integers"),
         (["--seed-list", "2,2"], "--seed-list must be distinct"),
+        (["--min-wm-spread", "-0.1"], "--min-wm-spread must be >= 0"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(argv, message, capsys, tmp_path):

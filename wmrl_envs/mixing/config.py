@@ -89,6 +89,12 @@ class MixingConfig:
                                "towards the pooled map; > 0"},
     )
     ema: float = field(default=0.9, metadata={"help": "smoothing of the noise estimates across batches, in [0, 1)"})
+    min_wm_spread: float = field(
+        default=0.0,
+        metadata={"help": "a world-model group whose rewards span less than this moves nothing (advantage 0, left out "
+                  "of the noise estimates): below the gap where a world model orders a pair no better than a coin "
+                  "(docs/embodied.md); 0 keeps every group; >= 0"},
+    )
     weighting: str = field(
         default="inverse-variance",
         metadata={"help": "'inverse-variance' (anchor and world-model gradients weighted by 1/their noise) or "
@@ -128,6 +134,7 @@ class MixingConfig:
         _check(self.min_pairs <= self.window, "min_pairs",
                f"must not exceed window={self.window} (the map could never be applied)", self.min_pairs)
         _check(self.calibration in CALIBRATIONS, "calibration", f"must be one of {CALIBRATIONS}", self.calibration)
+        _check(self.min_wm_spread >= 0.0, "min_wm_spread", "must be >= 0 (0 keeps every group)", self.min_wm_spread)
         _check(self.task_prior > 0.0, "task_prior", "must be positive", self.task_prior)
         _check(0.0 <= self.ema < 1.0, "ema", "must lie in [0, 1)", self.ema)
         _check(self.weighting in WEIGHTINGS, "weighting", f"must be one of {WEIGHTINGS}", self.weighting)

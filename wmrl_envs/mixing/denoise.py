@@ -36,7 +36,10 @@ than one real outcome does).
 ``E_A`` and ``D`` are EMAs across batches. The weights are applied as per-sample advantage
 multipliers ``c_T = w_T · N / N_T``, so the mean loss over all N samples has gradient
 ``Σ_T w_T g_T``; ``w_T = N_T / N`` gives ``c_T = 1``: plain pooled GRPO. One-member groups carry
-no within-group information (advantage 0) and are left out of every estimate.
+no within-group information (advantage 0) and are left out of every estimate; so, with
+``min_wm_spread``, are world-model groups whose rewards span less than it: a world model's order of
+two episodes whose scores barely differ is a coin flip (on LIBERO, 50-59% right in the smallest
+quartile of gaps), and a coin flip's gradient is noise the estimates would call signal.
 
 :func:`weighted_advantages` is the one path "centre per group → weights → multiply" that the
 mixer, the mixing state and the trainers all take.
@@ -45,7 +48,7 @@ mixer, the mixing state and the trainers all take.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -87,6 +90,7 @@ class Weights:
     residual_wm: float | None  # D
     pooled: bool  # fell back to N_T / N
     floored: bool  # w_A raised to N_A / N: the world model has not earned more yet
+    dropped: int = 0  # world-model groups of the batch that spanned less than min_wm_spread
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -191,6 +195,7 @@ def weighted_advantages(
     calibrated: bool = False,
     normalize: str = NORMALIZE,
     eps: float = EPS,
+    min_wm_spread: float = 0.0,
 ) -> tuple[list[np.ndarray], Weights]:
     """The one path: centre per group → inverse-variance weights → multiply.
 
@@ -203,6 +208,8 @@ def weighted_advantages(
         calibrated: whether the residuals' map was active (module docstring).
         normalize: ``"none"`` (Dr. GRPO) or ``"group"`` (advantages ÷ group std + eps; the
             weights still come from the un-normalized centred rewards).
+        min_wm_spread: world-model groups whose rewards span less get advantage 0 and are left
+            out of the estimates (module docstring); 0 keeps all.
 
     Returns the weighted advantages per group and the weights.
     """
@@ -210,7 +217,8 @@ def weighted_advantages(
         raise ValueError(f"rewards and is_anchor differ in length: {len(rewards)} != {len(is_anchor)} groups")
     residuals = residuals if residuals is not None else [None] * len(rewards)
     centred = group_advantages(rewards)
-    informative = [len(c) > 1 for c in centred]
+    low = [not a and len(c) > 1 and float(np.ptp(c)) < min_wm_spread for c, a in zip(centred, is_anchor)]
+    informative = [len(c) > 1 and not lo for c, lo in zip(centred, low)]
     flat = [c for c, i in zip(centred, informative) if i]
     kinds = [np.full(len(c), bool(a)) for c, a, i in zip(centred, is_anchor, informative) if i]
     resid = [np.asarray(r, dtype=np.float64) for r, i in zip(residuals, informative) if i and r is not None]
@@ -221,4 +229,6 @@ def weighted_advantages(
         calibrated,
     )
     adv = group_advantages(rewards, normalize=True, eps=eps) if normalize == "group" else centred
-    return [a * (weights.c_anchor if anc else weights.c_wm) for a, anc in zip(adv, is_anchor)], weights
+    weights = replace(weights, dropped=sum(low))
+    return [a * (0.0 if lo else weights.c_anchor if anc else weights.c_wm)
+            for a, anc, lo in zip(adv, is_anchor, low)], weights

@@ -276,6 +276,7 @@ class MixingState:
             calibrated=bool(measured) and all(measured),
             normalize=normalize,
             eps=eps,
+            min_wm_spread=self.config.min_wm_spread,
         )
         return advantages, self.weights
 
