@@ -98,7 +98,7 @@ def test_the_wrapper_takes_its_mixing_settings_from_the_mixer_alone():
     import inspect
 
     params = set(inspect.signature(MixedRewardWrapper).parameters)
-    assert params == {"env", "world_model", "mixer", "wm_horizon", "real_score", "group_size", "on_wm_failure"}
+    assert params == {"env", "world_model", "mixer", "wm_horizon", "real_score", "on_wm_failure"}
     assert not params & {f.name for f in dataclasses.fields(MixingConfig)}
     with pytest.raises(TypeError, match=r"MixedRewardWrapper\(env, wm, MixingConfig\(anchor_rate=...\)\)"):
         MixedRewardWrapper(Drift(), progress, 0.5)  # type: ignore[arg-type]

@@ -303,8 +303,8 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
     Groups come from ``reset(options={"group": key})`` (the env's ``info["group"]``); whole groups are
     anchors or not. A trainer also gives each episode its place in the group (``"member": i``), the
     order in which the mixer answers its ``advantages``. An episode reset without a group key (SB3's
-    automatic resets, any group-less trainer) is grouped by ``group_size``: with ``group_size=G``,
-    each wrapper (env copy) puts its consecutive group-less episodes into groups of G, so
+    automatic resets, any group-less trainer) is grouped by the mixer's ``MixingConfig.group_size``:
+    with ``group_size=G``, each wrapper (env copy) puts its consecutive group-less episodes into groups of G, so
     inverse-variance weights exist once a group has completed; without it, each episode is its
     own group and ``weight`` stays None.
     Consecutive episodes rather than reset seeds, because SB3 seeds only a copy's first reset
@@ -341,8 +341,8 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
     (:meth:`~wmrl_envs.mixing.state.MixingState.advantages`), which recorded them. At an
     episode's end it also has ``monitor``: the exploitation monitor's ``alarm``, ``calibrated``, recent ``calib_error``,
     ``overrating`` and ``spearman``, its ``pairs`` and the current ``anchor_rate``
-    (``mixing/monitor.py``; the full report is ``stats()["monitor"]``). ``config=MixingConfig(
-    adaptive=True)`` lets the monitor move the anchor rate (``mixing/controller.py``).
+    (``mixing/monitor.py``; the full report is ``stats()["monitor"]``). A mixer with
+    ``MixingConfig(adaptive=True)`` lets the monitor move the anchor rate (``mixing/controller.py``).
 
     Args:
         env: any Gymnasium env.
@@ -355,8 +355,6 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
             of its own; None: the default configuration. Every mixing setting lives there.
         wm_horizon: for simulated envs, steps a non-anchor episode runs.
         real_score: how an anchor episode of a simulated env is scored (see above).
-        group_size: G, consecutive episodes of this copy per group when the env names no group
-            (see above); None: each such episode is its own group.
         on_wm_failure: ``"static"``, ``"execute"`` or ``"raise"``: what replaces a failed prediction
             (module docstring). A failed prediction never feeds the debiaser (an anchor episode
             with one adds no pair); ``stats()["wm_failures"]`` counts them across the state's
@@ -372,12 +370,8 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
         *,
         wm_horizon: int | None = None,
         real_score: RealScore = "auto",
-        group_size: int | None = None,
         on_wm_failure: str = "static",
     ) -> None:
-        if group_size is not None and (isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 2):
-            raise ValueError(f"group_size must be an integer >= 2 (consecutive episodes per group), got {group_size!r}; "
-                             "pass e.g. group_size=4, or None to make each group-less episode its own group")
         super().__init__(env, world_model, wm_horizon, on_wm_failure)
         _check_real_score(real_score)
         if not isinstance(mixer, (MixingState, MixingConfig, type(None))):
@@ -386,7 +380,7 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
         self.state = mixer if isinstance(mixer, MixingState) else MixingState(mixer)
         self.real_score = real_score
         self._tag = secrets.token_hex(4)  # group keys of an env without groups: unique per wrapper
-        self.group_size = group_size
+        self.group_size = self.state.config.group_size
         self._groupless = 0  # episodes of this copy reset without a group key
         self._group = ""
         self._anchor = False

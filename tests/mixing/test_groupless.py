@@ -1,4 +1,4 @@
-"""Group-less trainers (SB3, plain loops): ``MixedRewardWrapper(group_size=G)`` groups each env
+"""Group-less trainers (SB3, plain loops): ``MixingConfig(group_size=G)`` groups each env
 copy's consecutive episodes, so inverse-variance weights exist once a group has completed."""
 
 import gymnasium as gym
@@ -28,9 +28,8 @@ def episodes(env, n, seed=None):
     return out
 
 
-def make(group_size=None, **config):
-    return MixedRewardWrapper(gym.make("CartPole-v1"), upright, MixingConfig(**config), real_score=(0.0, 500.0),
-                              group_size=group_size)
+def make(**config):
+    return MixedRewardWrapper(gym.make("CartPole-v1"), upright, MixingConfig(**config), real_score=(0.0, 500.0))
 
 
 def test_consecutive_episodes_of_a_copy_form_groups_and_get_weights():
@@ -66,7 +65,7 @@ def test_env_named_groups_win_over_group_size():
 
 @pytest.mark.parametrize("bad", [1, 0, 2.5, True])
 def test_a_bad_group_size_is_one_line_naming_the_fix(bad):
-    with pytest.raises(ValueError, match=r"group_size must be an integer >= 2 .*got " + repr(bad)):
+    with pytest.raises(ValueError, match=r"MixingConfig.group_size must be an integer >= 2 .*got " + repr(bad)):
         make(group_size=bad)
 
 
@@ -74,9 +73,8 @@ def test_copies_of_one_process_interleaving_episodes_keep_their_groups_whole():
     """DummyVecEnv steps its copies in turn: one copy's new group must not cut the other's short."""
     from wmrl_envs.wrappers import MixingState
 
-    state = MixingState(anchor_rate=0.5, seed=0)
-    copies = [MixedRewardWrapper(gym.make("CartPole-v1"), upright, state,
-                                 real_score=(0.0, 500.0), group_size=2) for _ in range(2)]
+    state = MixingState(anchor_rate=0.5, seed=0, group_size=2)
+    copies = [MixedRewardWrapper(gym.make("CartPole-v1"), upright, state, real_score=(0.0, 500.0)) for _ in range(2)]
     rng = np.random.default_rng(0)
     mixing = []
     for _ in range(4):  # a whole episode of each copy in turn

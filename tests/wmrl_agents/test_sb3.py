@@ -56,8 +56,8 @@ def grouped(state_path, group_size=2):
     """A factory of CartPole copies whose episodes carry no group (SB3 resets pass none), grouped
     by ``group_size`` consecutive episodes per copy, half the groups anchors."""
     def make():
-        mixer = MixingState.shared(state_path, MixingConfig(anchor_rate=0.5, seed=0))
-        return MixedRewardWrapper(gym.make("CartPole-v1"), upright, mixer, real_score=(0.0, 500.0), group_size=group_size)
+        mixer = MixingState.shared(state_path, MixingConfig(anchor_rate=0.5, seed=0, group_size=group_size))
+        return MixedRewardWrapper(gym.make("CartPole-v1"), upright, mixer, real_score=(0.0, 500.0))
 
     return make
 

@@ -73,6 +73,12 @@ class MixingConfig:
 
     anchor_rate: float = field(default=0.1, metadata={"help": "share of groups executed for real, in (0, 1]"})
     seed: int = field(default=0, metadata={"help": "seeds anchor selection"})
+    group_size: int | None = field(
+        default=None,
+        metadata={"help": "G: an env copy's consecutive episodes reset without a group key (SB3's automatic resets) "
+                  "form groups of G; None: each is its own group (no inverse-variance weight without a trainer); "
+                  "episodes with a group key ignore it; >= 2"},
+    )
     selection: str = field(
         default="hash", metadata={"help": "'hash' (stateless, every process agrees) or 'quota' (exact rate in one process)"},
     )
@@ -129,6 +135,9 @@ class MixingConfig:
         check_weighting(self.weighting, "MixingConfig.weighting")
         _check(0.0 < self.anchor_rate <= 1.0, "anchor_rate", "must lie in (0, 1]", self.anchor_rate)
         _check(self.selection in _SELECTIONS, "selection", f"must be one of {_SELECTIONS}", self.selection)
+        _check(self.group_size is None or (type(self.group_size) is int and self.group_size >= 2), "group_size",
+               "must be an integer >= 2 (consecutive episodes per group) or None (each group-less episode its own "
+               "group)", self.group_size)
         _check(self.window >= 2, "window", "must be at least 2", self.window)
         _check(self.min_pairs >= 2, "min_pairs", "must be at least 2", self.min_pairs)
         _check(self.min_pairs <= self.window, "min_pairs",

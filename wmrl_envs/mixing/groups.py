@@ -3,7 +3,7 @@
 A trainer's group (its episodes carry their place, ``Member.place``) completes when the trainer
 asks for it (:meth:`OpenGroups.take`) or its batch ends (:meth:`OpenGroups.pop_all`). Any other
 group closes itself: when a new group key begins (:meth:`OpenGroups.close_all_but`) or, for a key
-begun with a size G (``MixedRewardWrapper(group_size=G)``), when its G-th episode ends
+begun with a size G (``MixingConfig(group_size=G)``), when its G-th episode ends
 (:meth:`OpenGroups.add`): copies of one process that interleave their episodes then never cut each
 other's groups short.
 """

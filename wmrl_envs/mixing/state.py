@@ -16,7 +16,7 @@ reset option the trainers set), so one state serves both kinds of loop without a
   for the batch's advantages (:meth:`~MixingState.advantages`, or :meth:`~MixingState.end_batch`
   for one that asks for none, as ``EnvReward``), and only then moves the weights; ``weight()`` /
   ``info["mixing"]["weight"]`` is the multiplier of the last batch the trainer applied;
-- the other episodes (SB3 and other group-less loops, ``MixedRewardWrapper(group_size=G)``) close
+- the other episodes (SB3 and other group-less loops, ``MixingConfig(group_size=G)``) close
   their group themselves, at its G-th episode or when a new key begins; each completed group of
   two or more episodes is weighted as it completes (the same weighting as a trainer's ask), and
   ``weight()`` is the multiplier that group got: the one a loop reading ``info["mixing"]["weight"]``
