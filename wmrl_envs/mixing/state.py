@@ -22,7 +22,7 @@ reset option the trainers set), so one state serves both kinds of loop without a
   ``weight()`` is the multiplier that group got: the one a loop reading ``info["mixing"]["weight"]``
   applies.
 
-When the map moves: anchor pairs wait in :attr:`MixingState.pending` until :meth:`~MixingState.commit`
+When the map moves: anchor pairs wait in :attr:`MixingState.pairs` (``mixing/pairs.py``) until :meth:`~MixingState.commit`
 folds them into the debiasing map. A trainer's pairs enter once per batch, at
 :meth:`~MixingState.end_batch` (the end of :meth:`~MixingState.advantages`), where the batch's
 groups also complete and the adaptive rate moves: every world-model episode of a batch is paid
@@ -75,7 +75,6 @@ import threading
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -86,18 +85,8 @@ from .debias import OnlineDebiaser
 from .denoise import InverseVarianceWeights, Weights, weighted_advantages
 from .groups import Member, OpenGroups
 from .guard import Guard
-from .store import PairRecord, Snapshot, zero_counts
-
-
-class _Pair(NamedTuple):
-    """An anchor pair waiting for the next :meth:`MixingState.commit`."""
-
-    id: str
-    s: float
-    y: float
-    task: str | None  # the episode's task (per-task calibration)
-    own: bool  # appended by this process (it feeds this process's monitor)
-
+from .pairs import Pair, PendingPairs, restored
+from .store import Snapshot, zero_counts
 
 _shared: weakref.WeakValueDictionary[str, MixingState] = weakref.WeakValueDictionary()
 _shared_lock = threading.Lock()
@@ -129,23 +118,17 @@ class MixingState:
         self.store = None if state_path is None else Snapshot(state_path)
         self.anchor_of: dict[str, bool] = {}
         self.groups = OpenGroups()
-        self.repeats: dict[str, int] = {}  # pairs named so far per (group, episode identity), this process
         self.weights: Weights | None = None  # the last weights computed: those applied (module docstring)
-        self.pending: list[_Pair] = []  # anchor pairs not yet in the map (module docstring, "When the map moves")
+        self.pairs = PendingPairs(None if self.store is None else self.store.pairs)  # not yet in the map
         self.counts = zero_counts()
         self.return_range: list[float] | None = None  # running [min, max] of anchor returns
         self.advantage: dict | None = None  # the trainer's advantage setting, once it asked (advantages)
         self.lock = threading.RLock()
-        waiting: dict[str, bool] = {}  # the snapshot's pairs not yet in its map: id -> own
-        if self.store is not None and (snapshot := self.store.load(self.config)) is not None:
+        snapshot = None if self.store is None else self.store.load(self.config)
+        if snapshot is not None and self.store is not None:
             self.load_state_dict(snapshot, with_pairs=False)
             self.counts = self.store.own_counts(snapshot)
-            waiting = {p.id: p.own for p in map(_pending, snapshot.get("pending") or [])}
-        self._ingest()
-        kept = [p._replace(own=waiting[p.id]) for p in self.pending if p.id in waiting]
-        self.pending = [p for p in self.pending if p.id not in waiting]
-        self.commit()  # the log's pairs that the snapshot's map held
-        self.pending = kept
+        self._enter(self.pairs.resume(None if snapshot is None else snapshot.get("pending")))  # what its map held
 
     @classmethod
     def shared(cls, state_path: str | os.PathLike, config: MixingConfig | None = None, **overrides) -> MixingState:
@@ -177,36 +160,18 @@ class MixingState:
     def advantages(
         self, keys: Sequence[str], normalize: str = NORMALIZE, eps: float = EPS, check: Sequence[Floats] | None = None,
     ) -> tuple[list[np.ndarray], Weights]:
-        """Weighted advantages of one batch of complete groups, asked by group key: the one path
-        every trainer takes. The mixer answers from the episodes it recorded (the reward each was
-        paid, its anchor pair's residual, whether the map was active), each group in the order its
-        episodes gave with the reset option ``"member"`` (the trainers' order; else the order they
-        ended); ``info["mixing"]`` only reports them. ``normalize`` and ``eps``: the trainer's
-        advantage setting (every arm's, :func:`~wmrl_envs.mixing.config.advantage_setting`), the
-        same for the whole run (a resumed state asked with another is a ``ValueError``).
-        ``check``: the rewards the trainer saw, per group in its order; a ``ValueError`` if they
-        are not what the mixer paid (a wrapper above ``MixedRewardWrapper`` that changes rewards
-        would otherwise train on other numbers).
-
-        Centred per group (÷ group std + ``eps`` with ``normalize="group"``), multiplied by the
-        inverse-variance multiplier of the group's type (:func:`weighted_advantages`); the weights
-        become :attr:`weights`, what ``weight()`` and ``info["mixing"]["weight"]`` report. The
-        batch's anchor pairs then enter the map (:meth:`commit`): the next batch is paid through it.
-        """
+        """Weighted advantages of one batch of a trainer's groups, asked by key: the one path every
+        trainer takes, answered from the episodes the mixer recorded (reward paid, anchor residual,
+        whether the map was active), each group in its ``"member"`` order; ``info["mixing"]`` only
+        reports them. ``normalize``, ``eps``: the trainer's advantage setting, the run's throughout
+        (:func:`~wmrl_envs.mixing.config.advantage_setting`). ``check``: the rewards the trainer saw
+        per group; a ``ValueError`` unless the mixer paid them (a reward-changing wrapper above
+        ``MixedRewardWrapper``). The weights become :attr:`weights` (what ``weight()`` reports), and
+        the batch's anchor pairs enter the map: the next batch is paid through it."""
         setting = advantage_setting(normalize, eps)
         with self.lock:
-            if self.advantage is not None and self.advantage != setting:
-                raise ValueError(f"this mixer's advantages were {self.advantage} and are now asked with {setting}: "
-                                 "ask with the run's setting (the trainer's normalize, eps), or start a new state_path")
+            keys = _check_ask([str(k) for k in keys], setting, self.advantage, self)
             self.advantage = setting
-            keys = [str(k) for k in keys]
-            if len(set(keys)) != len(keys):
-                raise ValueError(f"a batch asks for each group once, got {keys}")
-            closed = [k for k in keys if k in self.anchor_of and not self.groups.waits(k)]
-            if closed:
-                raise ValueError(f"group(s) {closed} wait for no trainer: their episodes came without the reset option "
-                                 "'member' and close by themselves (a trainer gives each episode its place in the "
-                                 "group, as GRPOTrainer, EnvReward and RewardMixer do), or they were asked for already")
             taken = self.groups.take(keys)
             members = [taken[k] for k in keys]
             if check is not None:
@@ -280,19 +245,6 @@ class MixingState:
         )
         return advantages, self.weights
 
-    def _ingest(self, pair: PairRecord | None = None) -> bool:
-        """Read other processes' pairs and add ``pair``, all to :attr:`pending` (the map takes them
-        at the next :meth:`commit`); whether ``pair`` was new (not a replay's)."""
-        if self.store is None:
-            if pair is not None:
-                self.pending.append(_Pair(*pair, own=True))
-            return pair is not None
-        log = self.store.pairs
-        new = log.sync(pair)
-        mine = pair[0] if pair is not None and log.appended else None
-        self.pending += [_Pair(*p, own=p[0] == mine) for p in new]
-        return log.appended
-
     def commit(self) -> None:
         """Fold the pending anchor pairs into the debiasing map, and this process's into the
         exploitation monitor in one order (by score, then id; each judged by the map before them).
@@ -301,10 +253,10 @@ class MixingState:
         isotonic fit is the same for any order of its pairs; only a full ``window`` drops the
         oldest in arrival order)."""
         with self.lock:
-            self._ingest()
-            if not self.pending:
-                return
-            batch, self.pending = self.pending, []
+            self._enter(self.pairs.take())
+
+    def _enter(self, batch: list[Pair]) -> None:
+        if batch:
             for p in sorted((p for p in batch if p.own), key=lambda p: (p.s, p.y, p.id)):
                 self.monitor.update(p.s, self._debiased(p.s, p.task), p.y)
             self.debiaser.update([p.s for p in batch], [p.y for p in batch], [p.task for p in batch])
@@ -325,10 +277,6 @@ class MixingState:
     def _debiased(self, s: float, task: str | None = None) -> float:
         return float(self.debiaser.transform([s], task)[0]) if self.debias else float(s)
 
-    def overrated_bands(self) -> dict[int, dict]:
-        """The score bands recent anchors show overrated (``mixing/guard.py``)."""
-        return self.guard.overrated_bands()
-
     def end_episode(
         self, key: str, reward: float, wm_score: float | None, real: float | None, episode: str | None = None,
         task: str | None = None, member: int | None = None,
@@ -346,10 +294,8 @@ class MixingState:
             calibrated = self.calibrated
             if real is not None and wm_score is not None:
                 residual = float(real) - self._debiased(float(wm_score), task)
-                name = key if episode is None else f"{key}#{episode}"
-                n = self.repeats.get(name, 0)
-                self.repeats[name] = n + 1
-                if self._ingest((f"{name}#{n}", float(wm_score), float(real), task)):
+                name = self.pairs.name(key if episode is None else f"{key}#{episode}")
+                if self.pairs.add((name, float(wm_score), float(real), task)):
                     self.counts["anchor_pairs"] = self.counts.get("anchor_pairs", 0) + 1
                 if member is None:
                     self._commit_between_batches()
@@ -414,7 +360,7 @@ class MixingState:
                 "advantage": self.advantage,
                 **self.groups.state_dict(),
                 "weights": None if self.weights is None else self.weights.to_dict(),
-                "pending": [list(p) for p in self.pending],
+                "pending": self.pairs.state_dict(),
                 **self.guard.state_dict(),
             }
 
@@ -424,11 +370,11 @@ class MixingState:
         ones included, and the snapshot on disk says which wait (``__init__``). The episodes after
         it are replays: their pairs are named afresh (``repeats`` restarts)."""
         with self.lock:
-            self.repeats = {}
+            self.pairs.repeats = {}
             self.sampler.load_state_dict(state["sampler"])
             if with_pairs or (with_pairs is None and self.store is None):
                 self.debiaser.load_state_dict(state["debiaser"])
-                self.pending = [_pending(p) for p in state.get("pending") or []]
+                self.pairs.items = [restored(p) for p in state.get("pending") or []]
             self.weighter.load_state_dict(state["weighter"])
             self.anchor_of = {k: bool(v) for k, v in state["anchor_of"].items()}
             self.counts = {**zero_counts(), **state["counts"]}
@@ -447,10 +393,19 @@ class MixingState:
             self.store.save(self.state_dict(), self.counts)
 
 
-def _pending(saved: list) -> _Pair:
-    """A pending pair of a snapshot: ``[id, s, y, task, own]``."""
-    i, s, y, task, own = saved
-    return _Pair(str(i), float(s), float(y), None if task is None else str(task), bool(own))
+def _check_ask(keys: list[str], setting: dict, before: dict | None, state: MixingState) -> list[str]:
+    """``keys``, unless the ask is not a trainer's batch of its own open groups with the run's setting."""
+    if before is not None and before != setting:
+        raise ValueError(f"this mixer's advantages were {before} and are now asked with {setting}: "
+                         "ask with the run's setting (the trainer's normalize, eps), or start a new state_path")
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"a batch asks for each group once, got {keys}")
+    closed = [k for k in keys if k in state.anchor_of and not state.groups.waits(k)]
+    if closed:
+        raise ValueError(f"group(s) {closed} wait for no trainer: their episodes came without the reset option "
+                         "'member' and close by themselves (a trainer gives each episode its place in the "
+                         "group, as GRPOTrainer, EnvReward and RewardMixer do), or they were asked for already")
+    return keys
 
 
 def _check_paid(keys: Sequence[str], members: list[list[Member]], seen: Sequence[Floats]) -> None:
