@@ -337,3 +337,44 @@ def test_concurrent_runs_do_not_share_a_pending_signal_allowance(ex_name, task):
     assert overlap > 3, f"the two runs overlapped {overlap:.1f} s only: nothing was tested"
     assert ro["queued"] == 10, f"the receiver saw the sender's signals: {ro}"
     assert s.host_uid != r.host_uid and 0 not in (s.host_uid, r.host_uid)
+
+
+COUNTERS = r'''
+import errno, json, multiprocessing, os, socket
+out = {}
+def attempt(name, fn):
+    try:
+        out[name] = fn()
+    except OSError as e:
+        out[name] = errno.errorcode.get(e.errno, str(e.errno))
+attempt("openpty", lambda: os.openpty() and "ok")
+attempt("eventfd", lambda: os.eventfd(0) and "ok")
+a, b = socket.socketpair()
+attempt("cookie", lambda: a.getsockopt(socket.SOL_SOCKET, 57, 8).hex())
+attempt("netns_cookie", lambda: a.getsockopt(socket.SOL_SOCKET, 71, 8).hex())
+attempt("sndbuf", lambda: a.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) > 0)
+attempt("cgroups", lambda: open("/proc/cgroups").read())
+fd = os.open("reserved", os.O_CREAT | os.O_WRONLY)
+attempt("fallocate", lambda: os.posix_fallocate(fd, 0, 1 << 20) or os.fstat(fd).st_blocks * 512)
+attempt("pool", lambda: multiprocessing.get_context("fork").Pool(2).map(abs, [-1, -2]))
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("ex_name", ["bwrap", "warm"])
+def test_host_wide_counters_and_allowances_are_out_of_reach(ex_name, task):
+    """The fourth red team's channels: the pty allowance (kernel.pty.max, one for the host: a run
+    held 3,000 ptys and its neighbour got ENOSPC), the eventfd id allocator, the socket and netns
+    cookie counters (a later run read how many came before it) and /proc/cgroups (how many runs
+    are in flight) are closed; a file-size reservation costs the bytes (posix_fallocate falls back
+    to writing them), and what ML programs use still works (socket options, a process pool)."""
+    bwrap_or_skip()
+    public, _ = task
+    r = make_executor(ex_name, limits=WINDOW).run(Job(code=COUNTERS, data_dir=public, limits=WINDOW))
+    assert r.exit_code == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["openpty"] in ("EACCES", "ENOENT", "EPERM") and out["eventfd"] == "EPERM"
+    assert out["cookie"] == out["netns_cookie"] == "ENOPROTOOPT"
+    assert out["cgroups"] in ("EACCES", "") and out["sndbuf"] is True
+    assert out["fallocate"] >= 1 << 20  # written, not reserved
+    assert out["pool"] == [1, 2]

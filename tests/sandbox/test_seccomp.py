@@ -120,6 +120,13 @@ def test_filter_decisions(arch):
     for call in ("preadv2", "pwritev2"):
         assert _run(prog, nr[call], audit_arch, (3, 0, 1, 0, 0, seccomp.RWF_NOWAIT | 0x2)) == 0x50000 | 95, call
         assert _run(prog, nr[call], audit_arch, (3, 0, 1, 0, 0, 0x2)) == allow, call  # RWF_DSYNC alone
+    # Host-wide counters and reservations (the fourth red team): eventfd ids, socket and netns cookies, fallocate
+    assert _run(prog, nr["eventfd2"], audit_arch) == eperm
+    assert _run(prog, nr["fallocate"], audit_arch, (3, 0, 0, 4096, 0, 0)) == 0x50000 | 95
+    for opt in (seccomp.SO_COOKIE, seccomp.SO_NETNS_COOKIE):
+        assert _run(prog, nr["getsockopt"], audit_arch, (3, seccomp.SOL_SOCKET, opt, 0, 0, 0)) == 0x50000 | 92
+        assert _run(prog, nr["getsockopt"], audit_arch, (3, 6, opt, 0, 0, 0)) == allow  # another level: TCP's 57
+    assert _run(prog, nr["getsockopt"], audit_arch, (3, seccomp.SOL_SOCKET, 7, 0, 0, 0)) == allow  # SO_SNDBUF
     assert _run(prog, 11, 0x40000003) == 0x80000000  # an i386 syscall: kill
     if x32 is not None:
         assert _run(prog, x32 | nr["keyctl"], audit_arch) == eperm
@@ -208,6 +215,8 @@ def test_docker_profile_decides_as_the_bwrap_filter():
     probes += [(nr[c], (0,) * 6) for c in (*seccomp.PAGE_CACHE_PROBES, "fadvise64")]
     probes += [(nr[c], (3, 0, 1, 0, 0, f)) for c in ("preadv2", "pwritev2") for f in (0, 2, 8, 10, 0x18)]
     probes += [(nr["personality"], (p,) + (0,) * 5) for p in (0, 8, 0x20000, 0x20008, 0x40000, 0x400000, 0x8000000)]
+    probes += [(nr["fallocate"], (3, 0, 0, 4096, 0, 0))]
+    probes += [(nr["getsockopt"], (3, level, opt, 0, 0, 0)) for level in (1, 6) for opt in (7, 57, 71)]
     decisions = [(_run(ours, n, audit_arch, a), _run_any(theirs, n, audit_arch, a)) for n, a in probes]
     assert [d for d in decisions if d[0] != d[1]] == []
     assert sum(d[0] != 0x7FFF0000 for d in decisions) > 60  # the probes do reach the refusals

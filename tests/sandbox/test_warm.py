@@ -85,6 +85,15 @@ ENDINGS = {
     "exit_in_finally": "try:\n    raise SystemExit(2)\nfinally:\n    print('finally')",
     # the second red team's: 10 frames of the zygote's under the program made this a RecursionError
     "deep_recursion": "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\nprint(depth(995))",
+    # the fourth red team's: a failed flush at exit is status 120, and what the interpreter does in C at
+    # exit is not what the program patched in Python
+    "stdout_flush_fails": "import sys\nclass Out:\n    closed = False\n    def write(self, s):\n        return len(s)\n"
+                          "    def flush(self):\n        raise OSError(5, 'flush failed')\nsys.stdout = Out()\nprint('x')",
+    "buffered_stdout_fd_closed": "import os, sys\nsys.stdout.write('pending')\nos.close(1)",
+    "patched_gc_collect": "import gc\ndef boom():\n    raise RuntimeError('patched')\ngc.collect = boom",
+    "patched_run_exitfuncs": "import atexit, os\natexit._run_exitfuncs = lambda: os._exit(43)",
+    "replaced_system_exit": "import builtins, sys\nbuiltins.SystemExit = type('Other', (Exception,), {})\nsys.exit(3)",
+    "flush_fails_then_exit_code": "import os, sys\nsys.stdout.write('pending')\nos.close(1)\nsys.exit(4)",
 }
 
 

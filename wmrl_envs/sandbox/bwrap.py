@@ -41,9 +41,12 @@ _ETC = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
 # read-only folders. No library reads them.
 HOST_COUNTERS = ("/proc/sys/fs", "/proc/sys/kernel/pty")
 # Unreadable (the host's /dev/null bound over them; the sandbox's /dev is its own): the sandbox
-# user's keyrings, every run's (a warm run's session keyring counts its processes), and the host's
-# fingerprint (its boot id and kernel command line).
-HOST_FILES = ("/proc/keys", "/proc/key-users", "/proc/sys/kernel/random/boot_id", "/proc/cmdline")
+# user's keyrings, every run's (a warm run's session keyring counts its processes), the host's
+# fingerprint (its boot id and kernel command line), the host's cgroup counts (how many runs are
+# in flight), and the terminal multiplexer: ptys come from one host-wide allowance (kernel.pty.max),
+# which a run holding 3,000 of them took from its neighbours and every container on the host.
+HOST_FILES = ("/proc/keys", "/proc/key-users", "/proc/sys/kernel/random/boot_id", "/proc/cmdline", "/proc/cgroups",
+              "/dev/pts/ptmx")
 
 
 def bwrap_path() -> str | None:

@@ -18,6 +18,8 @@ privilege escalation or of carrying data between runs. In BPF, top to bottom::
     if A in (mincore, cachestat):                          ENOSYS  # page-cache probes (below)
     if A == fadvise64:                                     return 0 without acting
     if A in (preadv2, pwritev2) and args[5] & RWF_NOWAIT:  EOPNOTSUPP
+    if A == fallocate:                                     EOPNOTSUPP  # libc then writes the bytes
+    if A == getsockopt and args[1] == SOL_SOCKET and args[2] in (SO_COOKIE, SO_NETNS_COOKIE): ENOPROTOOPT
     allow
 
 Runs in flight at once share the inodes of their read-only mounts (interpreter, venv, ``/usr``,
@@ -38,6 +40,15 @@ probes are refused (``mincore`` and ``cachestat`` as absent, ``RWF_NOWAIT`` as u
 is what a kernel or file without it answers) and ``fadvise`` is advice the kernel may ignore, so
 it returns 0 and does nothing. What is left is the *time* a read takes, a timing channel
 (docs/security.md).
+
+Host-wide counters a program could read, the fourth red team's: the id allocator of eventfds
+(``eventfd-id`` in ``/proc/self/fdinfo``: the lowest free id, so a run holding 700 of them moves
+what its neighbour's next one gets) and the socket and network-namespace cookies (one counter for
+the host: a later run reads how many sockets and namespaces came before it). ``eventfd`` is
+refused (an ML program's libraries use pipes and socketpairs) and the two cookies answer
+ENOPROTOOPT, what a kernel without them says. ``fallocate`` answers EOPNOTSUPP, so that
+``posix_fallocate`` falls back to writing the bytes: a file-size verdict costs a file written to
+the limit, never a reservation made in no time.
 
 Arguments are compared on their low 32 bits, which is exact: the kernel reads these four as
 ``unsigned int`` (personality, ioctl's cmd) or keeps every flag in the low word (clone, unshare).
@@ -86,6 +97,8 @@ DENIED = (
     # allowances of the host (aio-nr against aio-max-nr) or of the sandbox user (RLIMIT_MSGQUEUE)
     # that a run can take from its neighbours, and whose remainder they can count: a channel
     "io_setup", "mq_open",
+    # a host-wide id allocator (fdinfo's eventfd-id): a channel between runs (module docstring)
+    "eventfd", "eventfd2",
 )  # fmt: skip
 
 CLONE_NEWUSER = 0x10000000
@@ -97,6 +110,7 @@ LOCK_CMDS = (5, 6, 7, 36, 37, 38)
 F_NOTIFY, F_SETLEASE = 1026, 1024
 AF_UNIX = 1
 RWF_NOWAIT = 0x8
+SOL_SOCKET, SO_COOKIE, SO_NETNS_COOKIE = 1, 57, 71
 PAGE_CACHE_PROBES = ("mincore", "cachestat")
 
 # Syscall numbers per architecture: (AUDIT_ARCH value, x32 bit or None, name -> number).
@@ -116,7 +130,8 @@ _X86_64 = {
     "sysfs": 139, "clone": 56, "clone3": 435, "unshare": 272, "personality": 135, "ioctl": 16,
     "inotify_init": 253, "inotify_init1": 294, "inotify_add_watch": 254, "flock": 73, "fcntl": 72,
     "socket": 41, "socketpair": 53, "io_setup": 206, "mq_open": 240, "mincore": 27, "cachestat": 451,
-    "fadvise64": 221, "preadv2": 327, "pwritev2": 328,
+    "fadvise64": 221, "preadv2": 327, "pwritev2": 328, "eventfd": 284, "eventfd2": 290, "fallocate": 285,
+    "getsockopt": 55,
 }  # fmt: skip
 _AARCH64 = {
     "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
@@ -132,7 +147,8 @@ _AARCH64 = {
     "fanotify_init": 262, "nfsservctl": 42, "clone": 220, "clone3": 435, "unshare": 97,
     "personality": 92, "ioctl": 29, "inotify_init1": 26, "inotify_add_watch": 27, "flock": 32,
     "fcntl": 25, "socket": 198, "socketpair": 199, "io_setup": 0, "mq_open": 180, "mincore": 232,
-    "cachestat": 451, "fadvise64": 223, "preadv2": 286, "pwritev2": 287,
+    "cachestat": 451, "fadvise64": 223, "preadv2": 286, "pwritev2": 287, "eventfd2": 19, "fallocate": 47,
+    "getsockopt": 209,
 }  # fmt: skip
 ARCHES = {
     "x86_64": (0xC000003E, 0x40000000, _X86_64),
@@ -143,7 +159,7 @@ DOCKER_ARCHES = {"x86_64": "SCMP_ARCH_X86_64", "aarch64": "SCMP_ARCH_AARCH64"}
 # Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
 _LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ALLOW, _ERRNO, _KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
-_NR, _ARCH, _ARG0, _ARG1, _ARG5 = 0, 4, 16, 24, 56  # offsets in struct seccomp_data (low words, little endian)
+_NR, _ARCH, _ARG0, _ARG1, _ARG2, _ARG5 = 0, 4, 16, 24, 32, 56  # offsets in struct seccomp_data (low words, little endian)
 
 
 def _assemble(program: list[tuple]) -> bytes:
@@ -194,7 +210,11 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         (_JEQ, nr["fadvise64"], "noop", None),
         (_JEQ, nr["preadv2"], "rwf", None),
         (_JEQ, nr["pwritev2"], "rwf", None),
+        (_JEQ, nr["fallocate"], "eopnotsupp", None),
+        (_JEQ, nr["getsockopt"], "sockopt", None),
         (_RET, _ALLOW, None, None),
+        "sockopt", (_LD_ABS, _ARG1, None, None), (_JEQ, SOL_SOCKET, None, "allow"),
+        (_LD_ABS, _ARG2, None, None), (_JEQ, SO_COOKIE, "enoprotoopt", None), (_JEQ, SO_NETNS_COOKIE, "enoprotoopt", "allow"),
         "rwf", (_LD_ABS, _ARG5, None, None), (_JSET, RWF_NOWAIT, "eopnotsupp", "allow"),
         "flags", (_LD_ABS, _ARG0, None, None), (_JSET, CLONE_NEWUSER, "eperm", "allow"),
         "persona", (_LD_ABS, _ARG0, None, None),
@@ -212,6 +232,7 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         "enosys", (_RET, _ERRNO | errno.ENOSYS, None, None),
         "noop", (_RET, _ERRNO | 0, None, None),  # the call returns 0 and is not made
         "eopnotsupp", (_RET, _ERRNO | errno.EOPNOTSUPP, None, None),
+        "enoprotoopt", (_RET, _ERRNO | errno.ENOPROTOOPT, None, None),
         "kill", (_RET, _KILL_PROCESS, None, None),
     ]  # fmt: skip
     return _assemble(p)
@@ -265,6 +286,10 @@ def docker_profile(arch: str) -> dict:
         rule(list(PAGE_CACHE_PROBES), errno.ENOSYS),
         rule(["fadvise64"], 0),
         rule(["preadv2", "pwritev2"], errno.EOPNOTSUPP, 5, RWF_NOWAIT, "SCMP_CMP_MASKED_EQ"),
+        rule(["fallocate"], errno.EOPNOTSUPP),
+        *[{**rule(["getsockopt"], errno.ENOPROTOOPT, 2, opt),
+           "args": [{"index": 1, "value": SOL_SOCKET, "valueTwo": 0, "op": "SCMP_CMP_EQ"},
+                    {"index": 2, "value": opt, "valueTwo": 0, "op": "SCMP_CMP_EQ"}]} for opt in (SO_COOKIE, SO_NETNS_COOKIE)],
     ]
     return {"defaultAction": "SCMP_ACT_ALLOW", "architectures": [DOCKER_ARCHES[arch]], "syscalls": rules}
 

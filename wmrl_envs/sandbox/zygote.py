@@ -38,14 +38,17 @@ imports created fresh entropy and multiprocessing a fresh key (copies would shar
 writes ``python /sandbox/main.py`` over its command line, and runs the program as ``__main__``.
 """
 
+import atexit
 import ctypes
+import gc
 import json
 import os
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from posix import _exit as _hard_exit  # bound now: a program that patches os._exit cannot reach the harness's exit
-from types import CodeType
+from types import CodeType, TracebackType
 
 CLONE_PARENT = 0x00008000
 SIGCHLD = 17
@@ -220,30 +223,35 @@ def _main_module(path: str) -> tuple[CodeType, dict]:
     return code, module.__dict__
 
 
-def _clear_main() -> None:
+def _clear_main(collect=gc.collect) -> None:
     """Finalise ``__main__``'s objects as the interpreter's shutdown does (its dict's values set to
     None, names with one leading underscore first, then a collection): a file the program left
-    open and unflushed is flushed and closed, as cold."""
-    import gc
-
+    open and unflushed is flushed and closed, as cold. ``collect`` is bound now: the interpreter's
+    shutdown collects in C, whatever the program put in ``gc.collect``."""
     main = sys.modules.get("__main__")
     names = list(getattr(main, "__dict__", {}))
     for first in (True, False):
         for name in names:
             if name != "__builtins__" and (name.startswith("_") and not name.startswith("__")) == first:
                 main.__dict__[name] = None
-    gc.collect()
+    collect()
 
 
-def _finish(error: BaseException | None, path: str) -> None:
+def _finish(
+    error: BaseException | None, path: str, exit_type: type[SystemExit] = SystemExit,
+    run_exitfuncs: Callable[[], None] = atexit._run_exitfuncs,
+) -> None:
     """End the program's process as the interpreter would after running ``path``: ``error`` (None:
     it ran to its end) reported and turned into the exit status, non-daemon threads joined, atexit
-    hooks run, the streams flushed; an uncaught KeyboardInterrupt is death by SIGINT."""
-    import atexit
+    hooks run, the streams flushed (a flush of ``sys.stdout`` or ``sys.stderr`` that fails makes
+    the status 120, as ``Py_RunMain``); an uncaught KeyboardInterrupt is death by SIGINT. What the
+    interpreter does in C is bound now (``exit_type``, ``run_exitfuncs``): a program that replaces
+    ``builtins.SystemExit`` or ``atexit._run_exitfuncs`` changes nothing cold, nor here. (Cold looks
+    ``threading._shutdown`` up at exit: so does this.)"""
     import threading
 
     code = 0
-    if isinstance(error, SystemExit):
+    if isinstance(error, exit_type):
         code = _exit_code(error.code)
     elif error is not None:  # the program's uncaught exception, reported as Python does
         tb = error.__traceback__
@@ -255,20 +263,47 @@ def _finish(error: BaseException | None, path: str) -> None:
         sys.excepthook(kind, sys.exc_info()[1], tb)  # type: ignore[arg-type]  # called in an except block
     try:
         threading._shutdown()  # type: ignore[attr-defined]  # join non-daemon threads
-        atexit._run_exitfuncs()
-    except SystemExit as e:
+        run_exitfuncs()
+    except exit_type as e:
         code = _exit_code(e.code)
+    flushed = _flush_std_files()
     _clear_main()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__  # restored as the modules' finalisation does
+    if not (_flush_std_files() and flushed) and code != -signal.SIGINT:  # again: finalisers may print
+        code = 120
     if code == -signal.SIGINT:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
         code = 128 + signal.SIGINT
     _hard_exit(code)
+
+
+def _flush_std_files() -> bool:
+    """CPython's ``flush_std_files``: flush ``sys.stdout`` and ``sys.stderr`` where set and not
+    closed; a failure of stdout's is reported as unraisable ("Exception ignored in: ..."), of
+    stderr's silently. Whether both flushed."""
+    ok = True
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and not stream.closed:
+                stream.flush()
+        except Exception as e:  # noqa: BLE001 -- reported as the interpreter reports it
+            ok = False
+            if stream is sys.stdout:
+                _unraisable(stream, e, e.__traceback__.tb_next if e.__traceback__ else None)
+    return ok
+
+
+def _unraisable(obj: object, error: BaseException, tb: TracebackType | None) -> None:
+    """The default ``sys.unraisablehook``'s report, written to fd 2 (``sys.stderr`` may be what
+    failed); ``tb``: the program's frames of it (the zygote's left out)."""
+    import traceback
+
+    text = f"Exception ignored in: {obj!r}\n" + "".join(traceback.format_exception(type(error), error, tb))
+    try:
+        os.write(2, text.encode("utf-8", "backslashreplace"))
+    except OSError:
+        pass
 
 
 def _program(spec: dict, fd: dict[str, int]) -> None:
