@@ -269,3 +269,29 @@ def test_a_killed_process_is_dying_not_a_leftover():
         child.kill()
         child.wait()
     assert procfs.read(child.pid) is None
+
+
+def test_a_slot_held_by_another_process_is_never_handed_out(tmp_path, monkeypatch):
+    """identity.lease's slots are exclusive across harness processes (each run in flight its own
+    host user): a slot a second process holds is skipped, and free again once that process is gone."""
+    import subprocess
+
+    from wmrl_envs.sandbox import identity
+
+    folder = tmp_path / "slots"
+    monkeypatch.setattr(identity, "SLOT_LOCKS", folder)
+    holder = ("import sys, time; from pathlib import Path; from wmrl_envs.sandbox import identity; "
+              "identity.SLOT_LOCKS = Path(sys.argv[1]); fd, n = identity._take_slot(); print(n, flush=True); "
+              "sys.stdin.read()")
+    child = subprocess.Popen([sys.executable, "-c", holder, str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        held = int(child.stdout.readline())  # type: ignore[union-attr]
+        mine, n = identity._take_slot()
+        assert (held, n) == (0, 1)  # the first free slot, not the other process's
+        os.close(mine)
+    finally:
+        child.communicate("")
+    fd, n = identity._take_slot()
+    os.close(fd)
+    assert n == 0  # released with the process that held it
