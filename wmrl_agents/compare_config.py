@@ -90,6 +90,9 @@ class CompareConfig:
     max_rate: float = option(_MIXING["max_rate"], "highest adaptive anchor rate", metavar="R")
     min_wm_spread: float = option(_MIXING["min_wm_spread"], "the WMRL arms leave out of the update a world-model "
                                   "group whose rewards span less than this (0: none)", metavar="X")
+    calibration: str = option(_MIXING["calibration"], "the WMRL arms' debiasing: pooled (one isotonic map) or "
+                              "per-task (each task's map blended with the pooled one by pair count)",
+                              choices=("pooled", "per-task"))
     normalize: str = option(NORMALIZE, "every arm's GRPO advantages: none (Dr. GRPO: r - group mean) or "
                             "group (also divided by the group's std, as the original GRPO)",
                             choices=("none", "group"))
@@ -184,7 +187,7 @@ class CompareConfig:
     def mixing(self) -> MixingConfig:
         """The WMRL arms' ``MixingConfig`` (each arm sets its own seed, weighting and debiasing)."""
         return MixingConfig(anchor_rate=self.anchor_rate, adaptive=self.adaptive, min_rate=self.min_rate,
-                            max_rate=self.max_rate, min_wm_spread=self.min_wm_spread)
+                            max_rate=self.max_rate, min_wm_spread=self.min_wm_spread, calibration=self.calibration)
 
     def budget_plan(self) -> Budget:
         """The training each arm gets: the env family's default budget scaled by ``budget``."""

@@ -12,6 +12,7 @@ import yaml
 from wmrl_agents.compare_config import CompareConfig, run_compare
 from wmrl_agents.config_flags import from_args
 from wmrl_envs.cli import build_parser, main
+from wmrl_envs.mixing import MixingConfig
 from wmrl_envs.sandbox import Executor, RunResult
 
 
@@ -36,6 +37,12 @@ def test_every_flag_is_a_field_and_the_defaults_are_the_papers_protocol():
     libero = CompareConfig(env="WMRL/LIBERO-Long-v0")
     assert libero.budget_plan().match_compute is None and libero.resolved().match_compute == 0.0
     assert CompareConfig(match_compute=0).budget_plan().match_compute is None
+    # the WMRL arms' mixing options reach the MixingConfig they train with
+    tuned = from_args(CompareConfig, build_parser().parse_args(
+        ["compare", "--calibration", "per-task", "--min-wm-spread", "0.05", "--anchor-rate", "0.2"]))
+    mixing = tuned.mixing()
+    assert (mixing.calibration, mixing.min_wm_spread, mixing.anchor_rate) == ("per-task", 0.05, 0.2)
+    assert config.mixing() == MixingConfig()  # the defaults are the library's
     with pytest.raises(ValueError, match="--match-compute must be 0 \\(off\\) or at least 1"):
         CompareConfig(match_compute=0.5)
     off = from_args(CompareConfig, build_parser().parse_args(["compare", "--no-dsbench", "--match-compute", "0"]))
