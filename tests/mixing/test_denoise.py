@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wmrl_envs.mixing import InverseVarianceWeights, MixingConfig, group_advantages, weighted_advantages
@@ -101,6 +101,7 @@ _group = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=6)
 @settings(max_examples=200, deadline=None)
 @given(groups=st.lists(st.tuples(_group, st.booleans()), min_size=1, max_size=8), spread=st.floats(0, 1),
        normalize=st.sampled_from(["none", "group"]), calibrated=st.booleans())
+@example(groups=[([0.0, 0.0, 0.0, 0.5, 0.5, 0.999], False)], spread=0.999, normalize="none", calibrated=False)  # the span
 def test_a_world_model_group_below_the_spread_is_left_out_as_if_never_there(groups, spread, normalize, calibrated):
     """min_wm_spread: a world-model group spanning less gets advantage 0, and every other group
     gets exactly what it gets from the batch without it (the estimates never saw it); anchor

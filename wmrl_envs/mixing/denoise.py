@@ -217,7 +217,8 @@ def weighted_advantages(
         raise ValueError(f"rewards and is_anchor differ in length: {len(rewards)} != {len(is_anchor)} groups")
     residuals = residuals if residuals is not None else [None] * len(rewards)
     centred = group_advantages(rewards)
-    low = [not a and len(c) > 1 and float(np.ptp(c)) < min_wm_spread for c, a in zip(centred, is_anchor)]
+    low = [not a and len(r) > 1 and float(np.ptp(np.asarray(r, dtype=np.float64))) < min_wm_spread
+           for r, a in zip(rewards, is_anchor)]  # the rewards' own span (centring rounds it)
     informative = [len(c) > 1 and not lo for c, lo in zip(centred, low)]
     flat = [c for c, i in zip(centred, informative) if i]
     kinds = [np.full(len(c), bool(a)) for c, a, i in zip(centred, is_anchor, informative) if i]
