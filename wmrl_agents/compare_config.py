@@ -144,8 +144,7 @@ class CompareConfig:
         between its bounds, and bounds need something adaptive (``--adaptive`` or the guard arm)."""
         adaptive = self.adaptive or GUARD in self.arms
         try:
-            MixingConfig(anchor_rate=self.anchor_rate, adaptive=adaptive, min_rate=self.min_rate, max_rate=self.max_rate,
-                         min_wm_spread=self.min_wm_spread)
+            self._mixing(adaptive)
         except ValueError as e:  # name the flag, not the library's field
             raise ValueError(re.sub(r"MixingConfig\.(\w+)", lambda m: f"--{flag(m[1])}", str(e))) from None
         bounded = [n for n in ("min_rate", "max_rate") if getattr(self, n) != _MIXING[n]]
@@ -186,7 +185,10 @@ class CompareConfig:
 
     def mixing(self) -> MixingConfig:
         """The WMRL arms' ``MixingConfig`` (each arm sets its own seed, weighting and debiasing)."""
-        return MixingConfig(anchor_rate=self.anchor_rate, adaptive=self.adaptive, min_rate=self.min_rate,
+        return self._mixing(self.adaptive)
+
+    def _mixing(self, adaptive: bool) -> MixingConfig:
+        return MixingConfig(anchor_rate=self.anchor_rate, adaptive=adaptive, min_rate=self.min_rate,
                             max_rate=self.max_rate, min_wm_spread=self.min_wm_spread, calibration=self.calibration)
 
     def budget_plan(self) -> Budget:

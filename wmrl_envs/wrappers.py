@@ -380,7 +380,6 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
         self.state = mixer if isinstance(mixer, MixingState) else MixingState(mixer)
         self.real_score = real_score
         self._tag = secrets.token_hex(4)  # group keys of an env without groups: unique per wrapper
-        self.group_size = self.state.config.group_size
         self._groupless = 0  # episodes of this copy reset without a group key
         self._group = ""
         self._anchor = False
@@ -436,6 +435,11 @@ class MixedRewardWrapper(_PredictingWrapper[ObsType, ActType]):
         self._s = None
         self._return = 0.0
         return obs, info
+
+    @property
+    def group_size(self) -> int | None:
+        """G: this copy's consecutive group-less episodes per group (the mixer's ``MixingConfig.group_size``)."""
+        return self.state.config.group_size
 
     def _transform(self, wm_score: float) -> float:
         """The reward of this episode's world-model score (through its task's map)."""

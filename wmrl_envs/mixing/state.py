@@ -170,7 +170,7 @@ class MixingState:
         the batch's anchor pairs enter the map: the next batch is paid through it."""
         setting = advantage_setting(normalize, eps)
         with self.lock:
-            keys = _check_ask([str(k) for k in keys], setting, self.advantage, self)
+            keys = _check_ask(self, [str(k) for k in keys], setting)
             self.advantage = setting
             taken = self.groups.take(keys)
             members = [taken[k] for k in keys]
@@ -393,10 +393,10 @@ class MixingState:
             self.store.save(self.state_dict(), self.counts)
 
 
-def _check_ask(keys: list[str], setting: dict, before: dict | None, state: MixingState) -> list[str]:
+def _check_ask(state: MixingState, keys: list[str], setting: dict) -> list[str]:
     """``keys``, unless the ask is not a trainer's batch of its own open groups with the run's setting."""
-    if before is not None and before != setting:
-        raise ValueError(f"this mixer's advantages were {before} and are now asked with {setting}: "
+    if state.advantage is not None and state.advantage != setting:
+        raise ValueError(f"this mixer's advantages were {state.advantage} and are now asked with {setting}: "
                          "ask with the run's setting (the trainer's normalize, eps), or start a new state_path")
     if len(set(keys)) != len(keys):
         raise ValueError(f"a batch asks for each group once, got {keys}")

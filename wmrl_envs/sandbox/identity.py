@@ -123,15 +123,19 @@ def _take_slot() -> tuple[int, int]:
     """A slot's lock file descriptor, locked, and its number: the first free slot, else wait for one."""
     folder = SLOT_LOCKS if os.access(SLOT_LOCKS.parent, os.W_OK) else Path(tempfile.gettempdir()) / "wmrl-sandbox-slots"
     folder.mkdir(mode=0o700, exist_ok=True)
+
+    def slot(n: int) -> int:
+        return os.open(folder / f"{n}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
     for n in range(SLOTS):
-        fd = os.open(folder / f"{n}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = slot(n)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return fd, n
         except BlockingIOError:
             os.close(fd)
     n = threading.get_ident() % SLOTS  # every slot busy: wait for one
-    fd = os.open(folder / f"{n}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = slot(n)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd, n
 

@@ -266,30 +266,33 @@ def docker_profile(arch: str) -> dict:
     (runc ORs several conditions on one argument but ANDs conditions on different ones)."""
     names = ARCHES[arch][2]
 
-    def rule(calls: list[str], err: int, index: int | None = None, value: int = 0, op: str = "SCMP_CMP_EQ") -> dict:
+    def rule(calls: list[str], err: int, *conds: tuple) -> dict:
+        """``conds``: ``(index, value[, op])`` each, on different arguments (ANDed)."""
         out: dict = {"names": [c for c in calls if c in names], "action": "SCMP_ACT_ERRNO", "errnoRet": err}
-        if index is not None:  # MASKED_EQ: (arg & value) == valueTwo; here always "all these bits set"
-            two = value if op == "SCMP_CMP_MASKED_EQ" else 0
-            out["args"] = [{"index": index, "value": value, "valueTwo": two, "op": op}]
+        if conds:
+            out["args"] = [arg(*c) for c in conds]
         return out
 
+    def arg(index: int, value: int, op: str = "SCMP_CMP_EQ") -> dict:
+        two = value if op == "SCMP_CMP_MASKED_EQ" else 0  # MASKED_EQ: (arg & value) == valueTwo: all these bits set
+        return {"index": index, "value": value, "valueTwo": two, "op": op}
+
+    masked = "SCMP_CMP_MASKED_EQ"
     bits = [1 << i for i in range(32) if PERSONALITY_FLAGS >> i & 1]
     rules = [
         rule(list(DENIED), errno.EPERM),
         rule(["flock", "clone3"], errno.ENOSYS),
-        *[rule(["fcntl"], errno.ENOSYS, 1, cmd) for cmd in LOCK_CMDS],
-        *[rule(["fcntl"], errno.EPERM, 1, cmd) for cmd in (F_NOTIFY, F_SETLEASE)],
-        rule(["socket", "socketpair"], errno.EAFNOSUPPORT, 0, AF_UNIX, "SCMP_CMP_NE"),
-        rule(["clone", "unshare"], errno.EPERM, 0, CLONE_NEWUSER, "SCMP_CMP_MASKED_EQ"),
-        *[rule(["personality"], errno.EPERM, 0, bit, "SCMP_CMP_MASKED_EQ") for bit in bits],
-        *[rule(["ioctl"], errno.EPERM, 1, cmd) for cmd in (TIOCSTI, TIOCLINUX)],
+        *[rule(["fcntl"], errno.ENOSYS, (1, cmd)) for cmd in LOCK_CMDS],
+        *[rule(["fcntl"], errno.EPERM, (1, cmd)) for cmd in (F_NOTIFY, F_SETLEASE)],
+        rule(["socket", "socketpair"], errno.EAFNOSUPPORT, (0, AF_UNIX, "SCMP_CMP_NE")),
+        rule(["clone", "unshare"], errno.EPERM, (0, CLONE_NEWUSER, masked)),
+        *[rule(["personality"], errno.EPERM, (0, bit, masked)) for bit in bits],
+        *[rule(["ioctl"], errno.EPERM, (1, cmd)) for cmd in (TIOCSTI, TIOCLINUX)],
         rule(list(PAGE_CACHE_PROBES), errno.ENOSYS),
         rule(["fadvise64"], 0),
-        rule(["preadv2", "pwritev2"], errno.EOPNOTSUPP, 5, RWF_NOWAIT, "SCMP_CMP_MASKED_EQ"),
+        rule(["preadv2", "pwritev2"], errno.EOPNOTSUPP, (5, RWF_NOWAIT, masked)),
         rule(["fallocate"], errno.EOPNOTSUPP),
-        *[{**rule(["getsockopt"], errno.ENOPROTOOPT, 2, opt),
-           "args": [{"index": 1, "value": SOL_SOCKET, "valueTwo": 0, "op": "SCMP_CMP_EQ"},
-                    {"index": 2, "value": opt, "valueTwo": 0, "op": "SCMP_CMP_EQ"}]} for opt in (SO_COOKIE, SO_NETNS_COOKIE)],
+        *[rule(["getsockopt"], errno.ENOPROTOOPT, (1, SOL_SOCKET), (2, opt)) for opt in (SO_COOKIE, SO_NETNS_COOKIE)],
     ]
     return {"defaultAction": "SCMP_ACT_ALLOW", "architectures": [DOCKER_ARCHES[arch]], "syscalls": rules}
 
