@@ -378,3 +378,26 @@ def test_host_wide_counters_and_allowances_are_out_of_reach(ex_name, task):
     assert out["cgroups"] in ("EACCES", "") and out["sndbuf"] is True
     assert out["fallocate"] >= 1 << 20  # written, not reserved
     assert out["pool"] == [1, 2]
+
+
+PATHS_SEEN = r'''
+import json
+seen = {}
+for name in ("/proc/1/cmdline", "/proc/self/mountinfo", "/proc/self/cgroup"):
+    with open(name, "rb") as f:
+        seen[name] = f.read().replace(b"\0", b" ").decode()
+print(json.dumps(seen))
+'''
+
+
+@pytest.mark.parametrize("ex_name", ["bwrap", "warm"])
+def test_the_paths_a_run_sees_carry_no_host_pid(ex_name, task):
+    """pid 1's command line (cold: bwrap's arguments), mountinfo and the cgroup path name the run's
+    folders; they carry the harness's random token, never its pid (the fourth red team's note)."""
+    bwrap_or_skip()
+    public, _ = task
+    r = make_executor(ex_name, limits=WINDOW).run(Job(code=PATHS_SEEN, data_dir=public, limits=WINDOW))
+    assert r.exit_code == 0, r.stderr[-2000:]
+    seen = json.loads(r.stdout)
+    assert "wmrl-run-" in seen["/proc/self/mountinfo"]  # the check reads the names it means to
+    assert all(str(os.getpid()) not in text for text in seen.values()), seen

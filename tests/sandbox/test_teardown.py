@@ -55,22 +55,58 @@ def test_remove_tree_never_raises(tmp_path):
     assert teardown.remove_tree(Path("/proc/self/fd")) is not None  # refused, reported, not raised
 
 
+def _folder_of_a_process(base: Path, prefix: str, *, live: bool) -> tuple[Path, subprocess.Popen | None]:
+    """A folder made by :func:`teardown.make_folder` in another process, gone (or still running)."""
+    code = ("import sys; from wmrl_envs.sandbox import teardown; "
+            "print(teardown.make_folder(sys.argv[1], sys.argv[2]), flush=True); sys.stdin.read()")
+    proc = subprocess.Popen([sys.executable, "-c", code, prefix, str(base)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    folder = Path(proc.stdout.readline().strip())
+    if not live:
+        proc.communicate(timeout=30)
+        return folder, None
+    return folder, proc
+
+
 def test_sweep_removes_only_dead_owners_and_survives_bad_entries(tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(dead.stdout)
-    mine = tmp_path / f"wmrl-run-{os.getpid()}-keep"
-    alive_other = tmp_path / "wmrl-run-1-keep"  # pid 1 is alive
-    bad = tmp_path / f"wmrl-run-{dead_pid}-deep"
-    copies = tmp_path / f"wmrl-code-only-{dead_pid}-x"
+    mine = teardown.make_folder("wmrl-run-", tmp_path)
+    alive_other, proc = _folder_of_a_process(tmp_path, "wmrl-stage-", live=True)
+    bad, _ = _folder_of_a_process(tmp_path, "wmrl-run-", live=False)
+    copies, _ = _folder_of_a_process(tmp_path, "wmrl-code-only-", live=False)
+    old_alive = tmp_path / "wmrl-run-1-keep"  # an older version's name: pid 1 is alive
+    old_dead = tmp_path / f"wmrl-code-only-{dead_pid}-x"
     unrelated = tmp_path / "something-else"
-    for d in (mine, alive_other, bad, copies, unrelated):
+    for d in (old_alive, old_dead, unrelated):
         d.mkdir()
     _deep_chain(bad, 1200)
     os.chmod(bad, 0)
     (copies / "a.py").write_text("pass")
+    try:
+        assert teardown.sweep_dead(tmp_path) == []
+        assert mine.exists() and alive_other.exists() and old_alive.exists() and unrelated.exists()
+        assert not bad.exists() and not copies.exists() and not old_dead.exists()
+        locks = sorted(p.name for p in tmp_path.glob("wmrl-owner-*"))
+        assert len(locks) == 2  # this process's and the live one's; the dead ones' went with them
+    finally:
+        assert proc is not None
+        proc.communicate(timeout=30)
     assert teardown.sweep_dead(tmp_path) == []
-    assert mine.exists() and alive_other.exists() and unrelated.exists()
-    assert not bad.exists() and not copies.exists()
+    assert mine.exists() and not alive_other.exists()
+
+
+def test_a_runs_paths_carry_no_host_pid(tmp_path):
+    """bwrap's command line is pid 1's inside a cold run and mountinfo names bind sources: the
+    folders they name carry a random token, not the harness's pid."""
+    folders = [teardown.make_folder(p, tmp_path) for p in teardown.PREFIXES]
+    assert all(str(os.getpid()) not in f.name for f in folders)
+    assert len({f.name.split("-")[-2] for f in folders}) == 1  # one owner token per process and base
+    forked = subprocess.run([sys.executable, "-c", "import sys; from wmrl_envs.sandbox import teardown; "
+                             "print(teardown.make_folder('wmrl-run-', sys.argv[1]))", str(tmp_path)],
+                            capture_output=True, text=True, check=True)
+    assert Path(forked.stdout.strip()).name.split("-")[-2] != folders[0].name.split("-")[-2]
 
 
 def test_reachable_follows_every_folder_on_the_way():
@@ -92,9 +128,8 @@ def test_reachable_follows_every_folder_on_the_way():
 
 
 def test_two_harnesses_sweeping_at_once_never_report_each_others_removals(tmp_path):
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    for k in range(6):
-        tree = tmp_path / f"wmrl-stage-{int(dead.stdout)}-t{k}"
+    for _ in range(6):
+        tree, _proc = _folder_of_a_process(tmp_path, "wmrl-stage-", live=False)
         for i in range(60):
             (tree / f"d{i}" / "x").mkdir(parents=True)
             (tree / f"d{i}" / "x" / "f").write_text("x")
@@ -103,4 +138,6 @@ def test_two_harnesses_sweeping_at_once_never_report_each_others_removals(tmp_pa
              for _ in range(3)]
     outs = [p.communicate(timeout=60)[0].strip() for p in procs]
     assert outs == ["[]"] * 3
-    assert not any(tmp_path.iterdir())
+    left = {p.name.split("-")[0:2] == ["wmrl", "owner"] for p in tmp_path.iterdir()}
+    assert left <= {True}  # only the sweepers' own owner locks, which the next sweep takes
+    assert teardown.sweep_dead(tmp_path) == [] and not any(tmp_path.iterdir())

@@ -125,7 +125,7 @@ def sweep_config_dirs(base: str | os.PathLike[str] | None = None) -> None:
             mine = e.name.startswith(CONFIG_PREFIX) and e.stat(follow_symlinks=False).st_uid == os.getuid()
         except OSError:
             continue
-        if mine and not owner_alive(e.name, CONFIG_PREFIX):
+        if mine and not owner_alive(e.path, CONFIG_PREFIX):
             remove_tree(e.path)
 
 

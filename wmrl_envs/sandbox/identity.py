@@ -169,7 +169,7 @@ class Stage:
     """Read-only host binds of unreachable paths, below one world-traversable folder."""
 
     def __init__(self, base: str | os.PathLike) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=f"wmrl-stage-{os.getpid()}-", dir=base))
+        self.root = teardown.make_folder("wmrl-stage-", base)
         os.chmod(self.root, 0o755)
         self._staged: dict[Path, Path] = {}
         self._lock = threading.Lock()

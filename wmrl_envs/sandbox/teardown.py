@@ -6,17 +6,24 @@ sockets and FIFOs. :func:`remove_tree` walks any of these with one open folder a
 recursion, never opens anything but folders, never leaves the file system it started on, and
 never raises: it returns what it could not remove.
 
-Folders that belong to a harness are named ``<prefix><pid>-...``; :func:`sweep_dead` removes
-those whose harness process is gone (after detaching any mount left inside), one at a time, so
-one bad folder never stops the others.
+Folders that belong to a harness are named ``<prefix><token>-...`` (:func:`make_folder`), where
+the token is the harness process's own random name, and the harness holds an ``flock`` on
+``<base>/wmrl-owner-<token>`` while it lives. A run sees its folders' paths (bwrap's command line is
+pid 1's, mountinfo names bind sources), so they carry no host pid. :func:`sweep_dead` removes the
+folders whose owner's lock is gone or free (after detaching any mount left inside), one at a time,
+so one bad folder never stops the others; a name with a pid in the token's place (folders of older
+versions, LIBERO's config folders) is alive while that pid is.
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import secrets
 import stat
+import tempfile
+import threading
 from pathlib import Path
 
 from . import mounts
@@ -25,6 +32,31 @@ log = logging.getLogger(__name__)
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 PREFIXES = ("wmrl-run-", "wmrl-code-only-", "wmrl-stage-")
+_LOCK = "wmrl-owner-"
+_owner: dict[str, tuple[int, str, int]] = {}  # base -> (pid, token, the held lock's descriptor)
+_owner_lock = threading.Lock()
+
+
+def make_folder(prefix: str, base: str | os.PathLike[str]) -> Path:
+    """A new folder ``<base>/<prefix><token>-<random>`` that :func:`sweep_dead` keeps while this
+    process lives."""
+    base = os.path.abspath(base)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{_token(base)}-", dir=base))
+
+
+def _token(base: str) -> str:
+    """This process's token in ``base``, its owner lock taken on first use (again after a fork)."""
+    with _owner_lock:
+        held = _owner.get(base)
+        if held is not None and held[0] == os.getpid():
+            return held[1]
+        token = secrets.token_hex(6)
+        staging = os.path.join(base, f".{_LOCK}{token}.new")  # no sweep reads it before it is locked
+        fd = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.rename(staging, os.path.join(base, _LOCK + token))
+        _owner[base] = (os.getpid(), token, fd)
+        return token
 
 
 def remove_tree(root: str | os.PathLike) -> str | None:
@@ -114,16 +146,39 @@ def _clear_files(fd: int, dev: int, stuck: set[tuple[int, int]]) -> str | None:
     return None
 
 
-def owner_alive(name: str, prefix: str) -> bool:
-    """Whether the harness whose pid follows ``prefix`` in ``name`` is still running."""
-    owner = name[len(prefix) :].split("-")[0]
-    return not owner.isdigit() or int(owner) == os.getpid() or os.path.exists(f"/proc/{owner}")
+def owner_alive(path: str | os.PathLike[str], prefix: str) -> bool:
+    """Whether the process that made the folder ``path`` (named ``<prefix><owner>-...``) still runs."""
+    path = os.path.abspath(path)
+    owner = os.path.basename(path)[len(prefix) :].split("-")[0]
+    if owner.isdigit():
+        return int(owner) == os.getpid() or os.path.exists(f"/proc/{owner}")
+    held = _owner.get(os.path.dirname(path))
+    if held is not None and held[:2] == (os.getpid(), owner):
+        return True
+    return not _lock_free(os.path.join(os.path.dirname(path), _LOCK + owner))
+
+
+def _lock_free(lock: str) -> bool:
+    """Whether the owner lock ``lock`` exists and no process holds it (a name without a lock is
+    not one of ours, and is never taken for dead)."""
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)  # releases the lock if it was taken
+    return True
 
 
 def _claim(path: str, prefix: str) -> str | None:
     """Rename a dead harness's folder to one this process owns, so that two harnesses sweeping at
     once never remove the same tree (the loser sees it gone); None if it is gone already."""
-    claimed = os.path.join(os.path.dirname(path), f"{prefix}{os.getpid()}-sweep-{secrets.token_hex(4)}")
+    token = _token(os.path.dirname(os.path.abspath(path)))
+    claimed = os.path.join(os.path.dirname(path), f"{prefix}{token}-sweep-{secrets.token_hex(4)}")
     try:
         os.rename(path, claimed)
     except FileNotFoundError:
@@ -131,6 +186,13 @@ def _claim(path: str, prefix: str) -> str | None:
     except OSError:  # e.g. a mount point that would not unmount: remove it where it is
         return path
     return claimed
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def sweep_dead(base: str | os.PathLike[str]) -> list[str]:
@@ -142,7 +204,7 @@ def sweep_dead(base: str | os.PathLike[str]) -> list[str]:
         return problems
     for e in entries:
         prefix = next((p for p in PREFIXES if e.name.startswith(p)), None)
-        if prefix is None or owner_alive(e.name, prefix):
+        if prefix is None or owner_alive(e.path, prefix):
             continue
         for point in mounts.mounts_below(Path(e.path)):
             mounts.unmount(point)
@@ -153,4 +215,18 @@ def sweep_dead(base: str | os.PathLike[str]) -> list[str]:
         if problem:
             log.warning("sandbox: could not sweep %s left by a dead harness: %s", e.path, problem)
             problems.append(problem)
+    _sweep_locks(base)
     return problems
+
+
+def _sweep_locks(base: str | os.PathLike[str]) -> None:
+    """Remove the free owner locks whose folders are all gone."""
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        token = name[len(_LOCK) :]
+        path = os.path.join(base, name)
+        if name.startswith(_LOCK) and not any(f"-{token}-" in n for n in names) and _lock_free(path):
+            _unlink(path)

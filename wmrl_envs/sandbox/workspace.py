@@ -80,7 +80,7 @@ class RunDir:
         self.data_dir = Path(job.data_dir).resolve() if job.data_dir is not None else None
         base = str(base or default_base() or tempfile.gettempdir())
         _sweep_once(base)
-        self.root = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=base))
+        self.root = teardown.make_folder(_PREFIX, base)
         os.chmod(self.root, 0o711)  # the sandbox user passes through, lists nothing
         self.fs = self.root / "fs"
         self.fs.mkdir()
