@@ -19,7 +19,13 @@ world models are, on *held-out* init states (never used to fit the SFT policy or
    their mean score and the share of them scoring at or above the median score of the rollouts
    that succeed (target: none).
 
-Prints a table and writes ``OUT/progress_fidelity.json`` (default ``runs/embodied``).
+4. **Groups below a spread** (``--spreads``, for ``MixingConfig.min_wm_spread``): over the sampled
+   groups (one task and init state, ``--samples`` draws), the share whose scores span less than
+   each threshold (the groups the option would leave out), how many of those the real outcomes
+   split (signal a real run would have had) and the within-group AUC of the groups left out and
+   kept: left-out groups ordered near 0.5 are noise, well above 0.5 is signal the option throws away.
+
+Prints the tables and writes ``OUT/progress_fidelity.json`` (default ``runs/embodied``).
 """
 
 from __future__ import annotations
@@ -102,6 +108,37 @@ def fidelity(episodes: list[dict], probe: list[dict], horizon: int, learned: dic
     return rows
 
 
+def groups_below(scores: np.ndarray, success: np.ndarray, keys: list[tuple], spreads: list[float]) -> list[dict]:
+    """Per threshold: the groups (``keys``) whose scores span less than it, how many of them the real
+    outcomes split, and the within-group AUC of the groups left out and of those kept."""
+    members = {g: np.array([k == g for k in keys]) for g in set(keys)}
+    span = {g: float(np.ptp(scores[m])) for g, m in members.items()}
+    split = {g: 0 < success[m].sum() < m.sum() for g, m in members.items()}
+    rows = []
+    for x in spreads:
+        out = {g for g, v in span.items() if v < x}
+        auc = {}
+        for part, chosen in (("left_out", out), ("kept", set(span) - out)):
+            rows_in = np.array([k in chosen for k in keys], dtype=bool)
+            auc[part] = within_group(group_pairs(scores[rows_in], success[rows_in],
+                                                 [k for k in keys if k in chosen]))["auc_within"]
+        rows.append({"min_wm_spread": x, "groups": len(span), "left_out": len(out),
+                     "left_out_split": sum(split[g] for g in out), "split_groups": sum(split.values()),
+                     "auc_within_left_out": auc["left_out"], "auc_within_kept": auc["kept"]})
+    return rows
+
+
+def spread_rows(episodes: list[dict], horizon: int, learned: dict[str, LearnedProgress],
+                spreads: list[float]) -> list[dict]:
+    """Section 4 for each model, over the sampled groups."""
+    sampled = [e for e in episodes if e["variant"] == "sampled"]
+    success = np.array([e["success"] for e in sampled], dtype=float)
+    keys = [(e["task"], e["init"]) for e in sampled]
+    return [{"model": name, "horizon": horizon, **row}
+            for name, s in scores_at(sampled, horizon, learned).items()
+            for row in groups_below(s, success, keys, spreads)]
+
+
 def probe_episodes(tasks: list[int], stops: list[int], horizons: list[int]) -> list[dict]:
     out = []
     for task in tasks:
@@ -129,6 +166,8 @@ def main() -> None:
     p.add_argument("--samples", type=int, default=1,
                    help="sampled episodes per init state; 8 makes GRPO-sized groups, scored for within-group ranking")
     p.add_argument("--max-steps", type=int, default=400)
+    p.add_argument("--spreads", type=float, nargs="+", default=[0.04, 0.08, 0.16],
+                   help="min_wm_spread thresholds to score on the sampled groups (section 4)")
     p.add_argument("--out", type=Path, default=Path("runs/embodied"))
     args = p.parse_args()
     learned = {folder.name: LearnedProgress(folder) for folder in args.model}
@@ -158,7 +197,10 @@ def main() -> None:
     by_variant = {v: f"{sum(e['success'] for e in episodes if e['variant'] == v)}/"
                      f"{sum(e['variant'] == v for e in episodes)}" for v in ("greedy", "sampled", "noisy")}
     print("held-out success by variant:", by_variant)
-    write_json("progress_fidelity", {"rows": rows, "success_by_variant": by_variant, "tasks": args.tasks,
+    spread = [r for h in args.horizons for r in spread_rows(episodes, h, learned, args.spreads)]
+    print(table(spread, ["model", "horizon", "min_wm_spread", "groups", "left_out", "left_out_split",
+                         "split_groups", "auc_within_left_out", "auc_within_kept"]))
+    write_json("progress_fidelity", {"rows": rows, "spread": spread, "success_by_variant": by_variant, "tasks": args.tasks,
                                      "models": {name: {"path": str(folder), "trained_on": learned[name].trained_on}
                                                 for name, folder in zip(learned, args.model)},
                                      "noise": args.noise, "stops": args.stops}, args.out)
