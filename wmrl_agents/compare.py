@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import fcntl
 import functools
-import hashlib
 import json
 import os
 import socket
@@ -56,6 +55,7 @@ from wmrl_envs.jsonl import append_record, read_records
 from wmrl_envs.mixing import MixingConfig, MixingState
 from wmrl_envs.mixing.config import EPS, NORMALIZE, advantage_setting
 from wmrl_envs.sandbox.warm import zygote_cpu
+from wmrl_envs.world_models.recorded import source_hash
 
 __all__ = ["AGENTS", "ARMS", "GUARD", "LLM_NEEDS_MODEL", "Budget", "EnvFamily", "check_arms", "compare", "make_policy",
            "per_task_table", "plot", "program_limits", "summarize", "table"]
@@ -362,12 +362,7 @@ def _restore(path: Path, trainer: GRPOTrainer) -> None:
 def code_version() -> str:
     """A hash of wmrl's source (``wmrl_envs`` and ``wmrl_agents``): what every arm's result records,
     so that runs of different code never merge into one table."""
-    h = hashlib.sha256()
-    for package in ("wmrl_envs", "wmrl_agents"):
-        root = Path(__file__).resolve().parent.parent / package
-        for path in sorted(root.rglob("*.py")):
-            h.update(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()[:12]
+    return source_hash("wmrl_envs", "wmrl_agents")
 
 
 code_version()  # hashed as the process starts: the code it imported, not files edited while it runs

@@ -17,7 +17,7 @@ import gymnasium as gym
 import wmrl_envs  # noqa: F401 - registers the env ids
 from wmrl_agents.evaluate import evaluate_policies
 from wmrl_agents.grpo import env_task_ids
-from wmrl_envs.replay import OutcomeStore, ReplayWrapper, default_store
+from wmrl_envs.replay import OutcomeStore, ReplayWrapper, default_store, store_name
 from wmrl_envs.wrappers import MixedRewardWrapper, MixingState, WorldModelLike
 
 AGENTS = ("composer", "template", "llm")
@@ -131,12 +131,14 @@ class TextWorld:
     def policy(self, seed: int):
         return make_policy(self.agent, seed)
 
-    def store(self, env_id: str) -> OutcomeStore:
-        """The outcome table of ``env_id`` (one per env id, shared by all seeds and arms)."""
-        if env_id not in self._stores:
-            self._stores[env_id] = (default_store(env_id) if self.cache is None
-                                    else OutcomeStore(self.cache / f"{env_id.replace('/', '_')}.jsonl"))
-        return self._stores[env_id]
+    def store(self, env_id: str, table: str = "") -> OutcomeStore:
+        """The outcome table of ``env_id`` (one per env id, shared by all seeds and arms), or its
+        ``table="predictions"``: the static world model's, recorded."""
+        key = f"{env_id}:{table}" if table else env_id
+        if key not in self._stores:
+            self._stores[key] = (default_store(env_id, table) if self.cache is None
+                                 else OutcomeStore(self.cache / store_name(env_id, table)))
+        return self._stores[key]
 
     def make(self, env_id: str, split: str) -> Callable[[], gym.Env]:
         kw = {**program_limits(self.time_limit), "workers": self.workers, **self.env_kwargs,
@@ -155,7 +157,8 @@ class TextWorld:
         from wmrl_envs.world_models.factory import make_world_model
 
         executor = self.env_kwargs.get("executor")
-        wm = (make_world_model(self.world_model, executor if isinstance(executor, str) else None)
+        wm = (make_world_model(self.world_model, executor if isinstance(executor, str) else None,
+                               record=self.store(self.env_id, "predictions"))
               if isinstance(self.world_model, str) else self.world_model)
         proxy = isinstance(self.world_model, str) and self.world_model.partition(":")[0] == "proxy"
         return [MixedRewardWrapper(e, wm, mixer, on_wm_failure="execute" if proxy else "static") for e in envs]
@@ -182,5 +185,5 @@ class TextWorld:
         agent = self.agent if isinstance(self.agent, str) else getattr(self.agent, "__name__", repr(self.agent))
         return {"env_id": self.env_id, "agent": agent, "dsbench": self.dsbench, "time_limit": self.time_limit,
                 "world_model": self.world_model if isinstance(self.world_model, str) else type(self.world_model).__name__,
-                "outcome_table": {e: {"entries": len(st), "hits": st.hits, "misses": st.misses}
-                                  for e, st in self._stores.items()}}
+                "outcome_table": {key: {"entries": len(st), "hits": st.hits, "misses": st.misses}
+                                  for key, st in self._stores.items()}}

@@ -120,9 +120,15 @@ class OutcomeStore:
                     fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def default_store(env_id: str) -> OutcomeStore:
-    """The user's shared outcome table for ``env_id`` (under the wmrl cache directory)."""
-    return OutcomeStore(cache_dir() / "outcomes" / f"{env_id.replace('/', '_')}.jsonl")
+def default_store(env_id: str, table: str = "") -> OutcomeStore:
+    """The user's shared outcome table for ``env_id`` (under the wmrl cache directory); ``table``
+    names another table of the env (``"predictions"``: a world model's, recorded)."""
+    return OutcomeStore(cache_dir() / "outcomes" / store_name(env_id, table))
+
+
+def store_name(env_id: str, table: str = "") -> str:
+    """The file name of ``env_id``'s table (``WMRL_MLEDojo-v0.jsonl``, ``….predictions.jsonl``)."""
+    return env_id.replace("/", "_") + (f".{table}" if table else "") + ".jsonl"
 
 
 def task_key(env: gym.Env, task_id: str) -> str:

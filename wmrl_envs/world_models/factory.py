@@ -6,10 +6,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wmrl_envs.settings import parse_settings
 from wmrl_envs.world_models.base import WorldModel
+
+if TYPE_CHECKING:
+    from wmrl_envs.replay import OutcomeStore
 
 SPECS = ("static | learned | proxy[:rows=N,board=proxy|task|none,held_fraction=F,seed=S,memo=on|off,time_share=F,"
          "min_growth=K] | openai:URL[#MODEL] | vllm:PATH | hf:PATH")
@@ -36,18 +39,23 @@ def check_spec(spec: str) -> str:
     raise ValueError(f"unknown world model {spec!r}; use one of: {SPECS}")
 
 
-def make_world_model(spec: str = "static", executor: str | None = None) -> WorldModel:
+def make_world_model(spec: str = "static", executor: str | None = None, record: OutcomeStore | None = None) -> WorldModel:
     """``static`` (the default, no LLM), ``learned`` (the static verdicts mapped to the real reward
     by a model fitted on anchor pairs), ``proxy[:SETTINGS]`` (the program run on a small split of
     the public train file, in the sandbox, behind a memo of the programs it already predicted;
     ``memo=off`` runs every copy), ``openai:URL[#MODEL]`` (an OpenAI-compatible server such as
     ``vllm serve``), ``vllm:PATH`` (vLLM's offline engine) or ``hf:PATH`` (transformers, log-prob
-    verdicts). ``executor``: the sandbox backend a proxy runs on (default ``auto``); pass the env's."""
+    verdicts). ``executor``: the sandbox backend a proxy runs on (default ``auto``); pass the env's.
+    ``record``: a table the static model's predictions are recorded in and served from, each at its
+    recorded cost (:mod:`wmrl_envs.world_models.recorded`: a seed's compute then never follows the
+    machine's load); the other kinds are not facts of the program and ignore it."""
     kind, _, arg = spec.partition(":")
     if kind == "static" and not arg:
+        from wmrl_envs.world_models.recorded import RecordedWorldModel, source_hash
         from wmrl_envs.world_models.static import CodeCheckWorldModel
 
-        return CodeCheckWorldModel()
+        static = CodeCheckWorldModel()
+        return static if record is None else RecordedWorldModel(static, record, f"static@{source_hash('wmrl_envs')}")
     if kind == "learned" and not arg:
         from wmrl_envs.world_models.learned import LearnedWorldModel
 

@@ -70,7 +70,7 @@ class MemoWorldModel:
         """Predictions in input order; each distinct (context, program) of the batch not in the
         table goes to ``inner`` once, in one batch."""
         start = time.thread_time()
-        keys = [_key(c, a) for c, a in zip(contexts, actions, strict=True)]
+        keys = [prediction_key(c, a) for c, a in zip(contexts, actions, strict=True)]
         todo: dict[str, int] = {}
         with self._lock:
             for i, k in enumerate(keys):
@@ -100,7 +100,7 @@ class MemoWorldModel:
         return out
 
 
-def _key(context: Mapping[str, Any], action: Any) -> str:
+def prediction_key(context: Mapping[str, Any], action: Any) -> str:
     """The program's text and the whole task context, hashed."""
     blob = json.dumps([dict(context), action], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
