@@ -487,7 +487,7 @@ class CodeCheckWorldModel:
 
     @guarded
     def predict(self, context: Mapping[str, Any], action: Any) -> Prediction:
-        start = time.perf_counter()
+        start = time.thread_time()  # CPU-seconds, as a program's run is charged: not the load's wall time
         if not isinstance(action, str):
             raise ValueError(f"CodeCheckWorldModel predicts Python source code; got {type(action).__name__}")
         files = context.get("files") or {}
@@ -503,7 +503,7 @@ class CodeCheckWorldModel:
             score = min(1.0, success_probability(checks) ** RISK_EXPONENT * effective_quality(q))
         else:
             score = combine(checks, q)
-        return Prediction(score, checks, feedback(checks, score, q, why), time.perf_counter() - start)
+        return Prediction(score, checks, feedback(checks, score, q, why), time.thread_time() - start)
 
     def predict_batch(self, contexts: Sequence[Mapping[str, Any]], actions: Sequence[Any]) -> list[Prediction]:
         return [self.predict(c, a) for c, a in zip(contexts, actions)]
