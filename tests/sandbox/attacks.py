@@ -106,7 +106,10 @@ HANG = """
 import os, signal, subprocess, sys, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if os.fork() == 0:
-    os.setsid()
+    try:
+        os.setsid()
+    except OSError:  # refused in the sandbox (the autogroup counter)
+        pass
     if os.fork() == 0:
         os.execv(sys.executable, [sys.executable, "-c",
                  "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(1000)  # {token}"])

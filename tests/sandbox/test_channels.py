@@ -401,3 +401,54 @@ def test_the_paths_a_run_sees_carry_no_host_pid(ex_name, task):
     seen = json.loads(r.stdout)
     assert "wmrl-run-" in seen["/proc/self/mountinfo"]  # the check reads the names it means to
     assert all(str(os.getpid()) not in text for text in seen.values()), seen
+
+
+FIFTH = r'''
+import ctypes, errno, json, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+out = {}
+def attempt(name, fn):
+    try:
+        fn()
+        out[name] = "ok"
+    except OSError as e:
+        out[name] = errno.errorcode.get(e.errno, str(e.errno))
+def es_cache():
+    import fcntl
+    fd = os.open(os.__file__, os.O_RDONLY)
+    try:
+        fcntl.ioctl(fd, 0xC020662A, bytearray(struct.pack("QQIIII", 0, 2**63 - 1, 0, 0, 8, 0) + b"\0" * 448), True)
+    finally:
+        os.close(fd)
+attempt("es_cache", es_cache)
+out["proc_fs"] = sorted(os.listdir("/proc/fs")) if os.path.isdir("/proc/fs") else None
+attempt("setsid", os.setsid)
+open("f", "w").close()
+attempt("setxattr", lambda: os.setxattr("f", "user.x", b"1" * 100))
+def setxattrat():
+    args = struct.pack("QQII", ctypes.addressof(value), 1, 0, 0)
+    if libc.syscall(463, -100, b"f", 0, b"user.y", args, len(args)) != 0:
+        raise OSError(ctypes.get_errno(), "setxattrat")
+value = ctypes.create_string_buffer(b"1")
+attempt("setxattrat", setxattrat)
+attempt("pid1_mem", lambda: open("/proc/1/mem", "rb").close())
+attempt("pid1_environ", lambda: open("/proc/1/environ", "rb").read())
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("ex_name", ["bwrap", "warm"])
+def test_the_fifth_red_teams_probes_are_closed(ex_name, task):
+    """ext4's extent-status cache of a shared file (read with an ioctl on a read-only descriptor:
+    320 of 320 bits between runs), its host-wide cache-hit counter under /proc/fs, the autogroup
+    id a run could drive with setsid for the next run to read, extended attributes held past the
+    workspace limit, and pid 1's memory (a cold run's bwrap held the host's mount table and other
+    runs' folder names): each closed the way a system without it answers, on both backends."""
+    bwrap_or_skip()
+    public, _ = task
+    r = make_executor(ex_name, limits=WINDOW).run(Job(code=FIFTH, data_dir=public, limits=WINDOW))
+    assert r.exit_code == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout)
+    assert out["es_cache"] == "ENOTTY" and out["proc_fs"] == [] and out["setsid"] == "EPERM"
+    assert out["setxattr"] == out["setxattrat"] == errno.errorcode[errno.EOPNOTSUPP]
+    assert out["pid1_mem"] in ("EACCES", "EPERM") and out["pid1_environ"] in ("EACCES", "EPERM")

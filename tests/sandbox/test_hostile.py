@@ -118,17 +118,21 @@ def still_runs(ex: Executor, b: Box, e: Escapes) -> None:
     )
 
 
-ENTRY = re.compile(r"wmrl-([a-z-]+?)-([0-9]+)-")  # wmrl-<kind>-<owner pid>-<random>
+ENTRY = re.compile(r"wmrl-([a-z-]+?)-([0-9a-f]+)-")  # wmrl-<kind>-<owner token (older: pid)>-<random>
 
 
-def entries(base: Path, kind: str | None = None, pid: int | None = None) -> list[str]:
+def entries(base: Path, kind: str | None = None, owner: str | None = None) -> list[str]:
     """Harness entries in ``base``: run dirs, code-only copies, stages; of one kind or owner."""
     found = []
     for name in sorted(os.listdir(base)):
         m = ENTRY.match(name)
-        if m and kind in (None, m[1]) and pid in (None, int(m[2])):
+        if m and kind in (None, m[1]) and owner in (None, m[2]):
             found.append(name)
     return found
+
+
+def owners(base: Path) -> set[str]:
+    return {m[2] for name in os.listdir(base) if (m := ENTRY.match(name))}
 
 
 def check_mount_limit(r: RunResult, e: Escapes) -> None:
@@ -404,6 +408,7 @@ def test_sparse_file(box: Box) -> None:
 
 def test_killed_harness_leftovers_swept(box: Box) -> None:
     code = attacks.render(hostile.SLEEPER, token=box.token)
+    before = owners(box.base)
     harness = subprocess.Popen(
         [sys.executable, "-c", hostile.HARNESS, str(box.public), box.ex.name], stdin=subprocess.PIPE
     )
@@ -411,17 +416,17 @@ def test_killed_harness_leftovers_swept(box: Box) -> None:
     with harness.stdin:
         harness.stdin.write(code.encode())
     running = wait_for(
-        lambda: entries(box.base, "run", harness.pid) and host_procs_with(box.token), 20
+        lambda: entries(box.base, "run") and owners(box.base) - before and host_procs_with(box.token), 20
     )
     harness.kill()
     harness.wait()
-    dead = harness.pid
+    (dead,) = owners(box.base) - before if running else ("-",)  # the killed harness's token
     try:
         assert running, f"the harness's job never started (entries: {entries(box.base)})"
         ex = make_executor(box.ex.name, limits=SMALL)  # the next harness on the same base
         e = Escapes()
         still_runs(ex, box, e)
-        left = entries(box.base, pid=dead)  # run dirs, code-only copies, anything else
+        left = entries(box.base, owner=dead)  # run dirs, code-only copies, anything else
         e.check(not left, f"the dead harness's entries were not swept: {left}")
         mounted = [m for m in mounts_under(box.base) if f"-{dead}-" in str(m)]
         e.check(not mounted, f"the dead harness's host mounts remain: {mounted}")

@@ -275,11 +275,19 @@ for p in ["data/train.csv", "data/test.csv", "data/description.md"]:
         os.chmod(p, 0o777); os.unlink(p)
     except OSError:
         pass
-subprocess.Popen([sys.executable, "-c",
-    "import time\\nwhile True:\\n    [open(p, 'w').close() for p in {FLAGS[:3]!r}]\\n    time.sleep(0.2)",
-    "{MARKER}"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for detach in (True, False):  # a session of its own where the sandbox allows one
+    try:
+        subprocess.Popen([sys.executable, "-c",
+            "import time\\nwhile True:\\n    [open(p, 'w').close() for p in {FLAGS[:3]!r}]\\n    time.sleep(0.2)",
+            "{MARKER}"], start_new_session=detach, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        break
+    except OSError:
+        pass
 if os.fork() == 0:
-    os.setsid()
+    try:
+        os.setsid()
+    except OSError:  # refused in the sandbox (the autogroup counter)
+        pass
     time.sleep(120)
     os._exit(0)
 time.sleep(0.5)

@@ -37,9 +37,9 @@ SANDBOX_UID = 65534
 _TOP_LEVEL = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
 # Host-wide counters a run can move and another read (file-nr moves by the descriptors a
-# concurrent run opens, pty/nr by its terminals, aio-nr by its contexts): hidden under empty
-# read-only folders. No library reads them.
-HOST_COUNTERS = ("/proc/sys/fs", "/proc/sys/kernel/pty")
+# concurrent run opens, pty/nr by its terminals, aio-nr by its contexts, ext4's es_shrinker_info by
+# its lookups in shared files): hidden under empty read-only folders. No library reads them.
+HOST_COUNTERS = ("/proc/sys/fs", "/proc/sys/kernel/pty", "/proc/fs")
 # Unreadable (the host's /dev/null bound over them; the sandbox's /dev is its own): the sandbox
 # user's keyrings, every run's (a warm run's session keyring counts its processes), the host's
 # fingerprint (its boot id and kernel command line), the host's cgroup counts (how many runs are
@@ -47,6 +47,10 @@ HOST_COUNTERS = ("/proc/sys/fs", "/proc/sys/kernel/pty")
 # which a run holding 3,000 of them took from its neighbours and every container on the host.
 HOST_FILES = ("/proc/keys", "/proc/key-users", "/proc/sys/kernel/random/boot_id", "/proc/cmdline", "/proc/cgroups",
               "/dev/pts/ptmx")
+# pid 1's memory and environment (bound over while bwrap, setting up, is pid 1 itself): pid 1 runs
+# as the program's user and is dumpable, and a cold run's pid 1, bwrap, still held the host's mount
+# table it parsed and the names of other runs' folders in its heap (the fifth red team).
+PID1_FILES = ("/proc/1/mem", "/proc/1/environ")
 
 
 def bwrap_path() -> str | None:
@@ -109,7 +113,7 @@ def bwrap_args(
     a += ["--proc", "/proc", "--dev", "/dev"]
     for d in HOST_COUNTERS:
         a += ["--tmpfs", d, "--remount-ro", d]
-    for f in HOST_FILES:
+    for f in (*HOST_FILES, *PID1_FILES):
         a += ["--ro-bind", "/dev/null", f]
     a += ["--bind", str(rundir.tmp), "/tmp", "--bind", str(rundir.shm), "/dev/shm"]
     a += ["--remount-ro", "/dev"]  # its own tmpfs has no size; /dev/shm and the device nodes stay writable

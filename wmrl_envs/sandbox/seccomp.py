@@ -15,10 +15,12 @@ privilege escalation or of carrying data between runs. In BPF, top to bottom::
     if A in (clone, unshare) and args[0] & CLONE_NEWUSER:  EPERM
     if A == personality and args[0] not in PERSONALITIES:  EPERM   # e.g. ADDR_NO_RANDOMIZE
     if A == ioctl and args[1] in (TIOCSTI, TIOCLINUX):     EPERM   # typing into a terminal
+    if A == ioctl and args[1] == EXT4_IOC_GET_ES_CACHE:    ENOTTY  # a shared file's cached block map
     if A in (mincore, cachestat):                          ENOSYS  # page-cache probes (below)
     if A == fadvise64:                                     return 0 without acting
     if A in (preadv2, pwritev2) and args[5] & RWF_NOWAIT:  EOPNOTSUPP
     if A == fallocate:                                     EOPNOTSUPP  # libc then writes the bytes
+    if A in XATTR_SETTERS:                                 EOPNOTSUPP  # bytes outside the workspace limit
     if A == getsockopt and args[1] == SOL_SOCKET and args[2] in (SO_COOKIE, SO_NETNS_COOKIE): ENOPROTOOPT
     allow
 
@@ -49,6 +51,16 @@ refused (an ML program's libraries use pipes and socketpairs) and the two cookie
 ENOPROTOOPT, what a kernel without them says. ``fallocate`` answers EOPNOTSUPP, so that
 ``posix_fallocate`` falls back to writing the bytes: a file-size verdict costs a file written to
 the limit, never a reservation made in no time.
+
+The fifth red team's: ext4 keeps each inode's block map in an extent-status cache that a lookup
+fills, and ``EXT4_IOC_GET_ES_CACHE`` reads it on a read-only descriptor (no mapping, no timing:
+320 of 320 bits between runs, one after another), so it answers ENOTTY, what a file system without
+it says. ``setsid`` is refused (EPERM, which a warm program, already its session's leader, got
+before): every new session on the host takes the next autogroup id, which a run reads in
+``/proc/self/autogroup``, and a run could drive that counter to a value of its choice for the next
+run to read. Extended attributes on the run's tmpfs count against its inodes, not its size (200 MB
+held under a 16 MB workspace limit), so setting one answers EOPNOTSUPP, what a file system without
+them says.
 
 Arguments are compared on their low 32 bits, which is exact: the kernel reads these four as
 ``unsigned int`` (personality, ioctl's cmd) or keeps every flag in the low word (clone, unshare).
@@ -99,6 +111,8 @@ DENIED = (
     "io_setup", "mq_open",
     # a host-wide id allocator (fdinfo's eventfd-id): a channel between runs (module docstring)
     "eventfd", "eventfd2",
+    # every new session takes the host's next autogroup id, which the next run reads (module docstring)
+    "setsid",
 )  # fmt: skip
 
 CLONE_NEWUSER = 0x10000000
@@ -112,6 +126,8 @@ AF_UNIX = 1
 RWF_NOWAIT = 0x8
 SOL_SOCKET, SO_COOKIE, SO_NETNS_COOKIE = 1, 57, 71
 PAGE_CACHE_PROBES = ("mincore", "cachestat")
+EXT4_IOC_GET_ES_CACHE = 0xC020662A
+XATTR_SETTERS = ("setxattr", "lsetxattr", "fsetxattr", "setxattrat")
 
 # Syscall numbers per architecture: (AUDIT_ARCH value, x32 bit or None, name -> number).
 _X86_64 = {
@@ -131,7 +147,7 @@ _X86_64 = {
     "inotify_init": 253, "inotify_init1": 294, "inotify_add_watch": 254, "flock": 73, "fcntl": 72,
     "socket": 41, "socketpair": 53, "io_setup": 206, "mq_open": 240, "mincore": 27, "cachestat": 451,
     "fadvise64": 221, "preadv2": 327, "pwritev2": 328, "eventfd": 284, "eventfd2": 290, "fallocate": 285,
-    "getsockopt": 55,
+    "getsockopt": 55, "setsid": 112, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "setxattrat": 463,
 }  # fmt: skip
 _AARCH64 = {
     "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
@@ -148,8 +164,11 @@ _AARCH64 = {
     "personality": 92, "ioctl": 29, "inotify_init1": 26, "inotify_add_watch": 27, "flock": 32,
     "fcntl": 25, "socket": 198, "socketpair": 199, "io_setup": 0, "mq_open": 180, "mincore": 232,
     "cachestat": 451, "fadvise64": 223, "preadv2": 286, "pwritev2": 287, "eventfd2": 19, "fallocate": 47,
-    "getsockopt": 209,
+    "getsockopt": 209, "setsid": 157, "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463,
 }  # fmt: skip
+# Newer than the libseccomp and headers this is checked against: the kernel's one number for every
+# architecture (new system calls share it since 5.1), checked in a sandbox run instead.
+UNRESOLVED = ("setxattrat",)
 ARCHES = {
     "x86_64": (0xC000003E, 0x40000000, _X86_64),
     "aarch64": (0xC00000B7, None, _AARCH64),
@@ -183,9 +202,9 @@ def _assemble(program: list[tuple]) -> bytes:
 
 
 # What the warm sandbox's zygote needs of DENIED to clone a run into its namespaces: ``setns`` to
-# join them, ``keyctl`` for the run's own session keyring. Its filter is the programs' less these
+# join them, ``setsid`` and ``keyctl`` for the run's own session and session keyring. Its filter is the programs' less these
 # two, so a program under both (the zygote's, inherited, and its run's) meets exactly its run's.
-ZYGOTE_NEEDS = ("setns", "keyctl")
+ZYGOTE_NEEDS = ("setns", "keyctl", "setsid")
 
 
 def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
@@ -211,6 +230,7 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         (_JEQ, nr["preadv2"], "rwf", None),
         (_JEQ, nr["pwritev2"], "rwf", None),
         (_JEQ, nr["fallocate"], "eopnotsupp", None),
+        *[(_JEQ, nr[name], "eopnotsupp", None) for name in XATTR_SETTERS],
         (_JEQ, nr["getsockopt"], "sockopt", None),
         (_RET, _ALLOW, None, None),
         "sockopt", (_LD_ABS, _ARG1, None, None), (_JEQ, SOL_SOCKET, None, "allow"),
@@ -221,7 +241,8 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         *[(_JEQ, v, "allow", None) for v in PERSONALITIES],
         (_RET, _ERRNO | errno.EPERM, None, None),
         "ioctl", (_LD_ABS, _ARG1, None, None),
-        (_JEQ, TIOCSTI, "eperm", None), (_JEQ, TIOCLINUX, "eperm", "allow"),
+        (_JEQ, TIOCSTI, "eperm", None), (_JEQ, TIOCLINUX, "eperm", None),
+        (_JEQ, EXT4_IOC_GET_ES_CACHE, "enotty", "allow"),
         "fcntl", (_LD_ABS, _ARG1, None, None),
         *[(_JEQ, v, "enosys", None) for v in LOCK_CMDS],
         (_JEQ, F_NOTIFY, "eperm", None), (_JEQ, F_SETLEASE, "eperm", "allow"),
@@ -233,6 +254,7 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         "noop", (_RET, _ERRNO | 0, None, None),  # the call returns 0 and is not made
         "eopnotsupp", (_RET, _ERRNO | errno.EOPNOTSUPP, None, None),
         "enoprotoopt", (_RET, _ERRNO | errno.ENOPROTOOPT, None, None),
+        "enotty", (_RET, _ERRNO | errno.ENOTTY, None, None),
         "kill", (_RET, _KILL_PROCESS, None, None),
     ]  # fmt: skip
     return _assemble(p)
@@ -288,10 +310,12 @@ def docker_profile(arch: str) -> dict:
         rule(["clone", "unshare"], errno.EPERM, (0, CLONE_NEWUSER, masked)),
         *[rule(["personality"], errno.EPERM, (0, bit, masked)) for bit in bits],
         *[rule(["ioctl"], errno.EPERM, (1, cmd)) for cmd in (TIOCSTI, TIOCLINUX)],
+        rule(["ioctl"], errno.ENOTTY, (1, EXT4_IOC_GET_ES_CACHE)),
         rule(list(PAGE_CACHE_PROBES), errno.ENOSYS),
         rule(["fadvise64"], 0),
         rule(["preadv2", "pwritev2"], errno.EOPNOTSUPP, (5, RWF_NOWAIT, masked)),
         rule(["fallocate"], errno.EOPNOTSUPP),
+        rule([c for c in XATTR_SETTERS if c not in UNRESOLVED], errno.EOPNOTSUPP),
         *[rule(["getsockopt"], errno.ENOPROTOOPT, (1, SOL_SOCKET), (2, opt)) for opt in (SO_COOKIE, SO_NETNS_COOKIE)],
     ]
     return {"defaultAction": "SCMP_ACT_ALLOW", "architectures": [DOCKER_ARCHES[arch]], "syscalls": rules}
