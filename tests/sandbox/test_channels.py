@@ -403,18 +403,8 @@ def test_the_paths_a_run_sees_carry_no_host_pid(ex_name, task):
     assert all(str(os.getpid()) not in text for text in seen.values()), seen
 
 
-FIFTH = r'''
-import ctypes, errno, json, os, struct
-libc = ctypes.CDLL(None, use_errno=True)
-out = {}
-def attempt(name, fn):
-    try:
-        fn()
-        out[name] = "ok"
-    except OSError as e:
-        out[name] = errno.errorcode.get(e.errno, str(e.errno))
+FIFTH = _COMMON + r'''
 def es_cache():
-    import fcntl
     fd = os.open(os.__file__, os.O_RDONLY)
     try:
         fcntl.ioctl(fd, 0xC020662A, bytearray(struct.pack("QQIIII", 0, 2**63 - 1, 0, 0, 8, 0) + b"\0" * 448), True)
