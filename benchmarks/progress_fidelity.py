@@ -113,7 +113,7 @@ def groups_below(scores: np.ndarray, success: np.ndarray, keys: list[tuple], spr
     outcomes split, and the within-group AUC of the groups left out and of those kept."""
     members = {g: np.array([k == g for k in keys]) for g in set(keys)}
     span = {g: float(np.ptp(scores[m])) for g, m in members.items()}
-    split = {g: 0 < success[m].sum() < m.sum() for g, m in members.items()}
+    split = {g: bool(0 < success[m].sum() < m.sum()) for g, m in members.items()}
     rows = []
     for x in spreads:
         out = {g for g, v in span.items() if v < x}
@@ -123,7 +123,7 @@ def groups_below(scores: np.ndarray, success: np.ndarray, keys: list[tuple], spr
             auc[part] = within_group(group_pairs(scores[rows_in], success[rows_in],
                                                  [k for k in keys if k in chosen]))["auc_within"]
         rows.append({"min_wm_spread": x, "groups": len(span), "left_out": len(out),
-                     "left_out_split": sum(split[g] for g in out), "split_groups": sum(split.values()),
+                     "left_out_split": sum(int(split[g]) for g in out), "split_groups": sum(map(int, split.values())),
                      "auc_within_left_out": auc["left_out"], "auc_within_kept": auc["kept"]})
     return rows
 

@@ -36,6 +36,7 @@ def test_rollouts_keep_every_state_and_the_horizon_atoms(tmp_path):
     back = load_rollouts(path)
     assert [b["variant"] for b in back] == ["greedy", "noisy", "sampled"]
     np.testing.assert_array_equal(back[1]["obs"], runs[1]["obs"])
+    assert all(b["obs"].base is back[0]["obs"].base for b in back)  # views of one array read once, not a copy each
 
 
 @pytest.mark.libero
