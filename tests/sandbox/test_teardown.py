@@ -141,3 +141,13 @@ def test_two_harnesses_sweeping_at_once_never_report_each_others_removals(tmp_pa
     left = {p.name.split("-")[0:2] == ["wmrl", "owner"] for p in tmp_path.iterdir()}
     assert left <= {True}  # only the sweepers' own owner locks, which the next sweep takes
     assert teardown.sweep_dead(tmp_path) == [] and not any(tmp_path.iterdir())
+
+
+def test_an_all_digit_token_is_never_used(tmp_path, monkeypatch):
+    """A token of digits alone would read as an older version's pid (a dead one): drawn again."""
+    draws = iter(["123456789012", "0a1b2c3d4e5f"])
+    monkeypatch.setattr(teardown.secrets, "token_hex", lambda n: next(draws))
+    monkeypatch.setattr(teardown, "_owner", {})
+    folder = teardown.make_folder("wmrl-run-", tmp_path)
+    assert folder.name.startswith("wmrl-run-0a1b2c3d4e5f-") and teardown.owner_alive(folder, "wmrl-run-")
+    assert teardown.sweep_dead(tmp_path) == [] and folder.exists()

@@ -202,8 +202,9 @@ def _assemble(program: list[tuple]) -> bytes:
 
 
 # What the warm sandbox's zygote needs of DENIED to clone a run into its namespaces: ``setns`` to
-# join them, ``setsid`` and ``keyctl`` for the run's own session and session keyring. Its filter is the programs' less these
-# two, so a program under both (the zygote's, inherited, and its run's) meets exactly its run's.
+# join them, ``setsid`` and ``keyctl`` for the run's own session and session keyring. Its filter is
+# the programs' less these, so a program under both (the zygote's, inherited, and its run's) meets
+# exactly its run's.
 ZYGOTE_NEEDS = ("setns", "keyctl", "setsid")
 
 

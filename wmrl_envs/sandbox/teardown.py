@@ -51,6 +51,8 @@ def _token(base: str) -> str:
         if held is not None and held[0] == os.getpid():
             return held[1]
         token = secrets.token_hex(6)
+        while token.isdigit():  # all digits would read as an older version's pid, and a dead one
+            token = secrets.token_hex(6)
         staging = os.path.join(base, f".{_LOCK}{token}.new")  # no sweep reads it before it is locked
         fd = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
