@@ -84,7 +84,7 @@ class CodeOnlyCopies:
     """
 
     def __init__(self, folders: Iterable[Path], base: str | os.PathLike[str] | None = None) -> None:
-        # Named after this process, so that a harness that was killed is swept by the next one.
+        # Named by this process's owner token, so that a harness that was killed is swept by the next one.
         self.root = teardown.make_folder("wmrl-code-only-", base or tempfile.gettempdir())
         os.chmod(self.root, 0o755)  # code only: the sandbox user may read it
         self._cleanup = weakref.finalize(self, teardown.remove_tree, str(self.root))
