@@ -143,14 +143,16 @@ except OSError as e:
     print("tmp full after", i, "errno", e.errno)
 """
 
-FLOOD = """
+_WRITE_MB = """
 import sys
 chunk = b"y" * (1 << 20)
-for _ in range(1024):  # 1 GB
+for _ in range({mb}):
     sys.stdout.buffer.write(chunk)
 sys.stdout.flush()
 sys.stderr.write("flood done\\n")
 """
+FLOOD = render(_WRITE_MB, mb=1024)  # past ``Limits.output_mb``: killed
+CHATTY = render(_WRITE_MB, mb=8)  # under it: kept head and tail
 
 KILLER = """
 import os, signal
@@ -167,6 +169,23 @@ if os.fork() == 0:
     os._exit(0)
 os.wait()
 print("survived kill(-1)")
+"""
+
+DIRECT_READ = """
+import mmap, os, sys, time
+# The host's disk through the read-only binds, past the page cache: the first file of 64 MB or more.
+def big():
+    for top in ("/usr/lib", sys.prefix):
+        for root, _, names in os.walk(top):
+            for n in names:
+                p = os.path.join(root, n)
+                if not os.path.islink(p) and os.path.getsize(p) >= 64 << 20:
+                    return p
+fd = os.open(big(), os.O_RDONLY | os.O_DIRECT)
+buf, n, t0 = mmap.mmap(-1, 1 << 20), 0, time.monotonic()
+while n < 64 << 20:
+    n += os.preadv(fd, [buf], n)
+print("read", n, "in", time.monotonic() - t0)
 """
 
 USERNS = """

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from wmrl_envs.sandbox import Job, RunResult, make_executor
+from wmrl_envs.sandbox.base import MiB
 
 from . import attacks
 from .conftest import BACKENDS, SMALL, bwrap_or_skip, host_procs_with
@@ -147,17 +149,36 @@ def check_tmp_flood(r: RunResult, c: Ctx) -> None:
     assert (int(words[3]) + 1) * 8 >= SMALL.workspace_mb * 0.9  # the tmpfs filled to its size
 
 
-def check_flood(r: RunResult, c: Ctx) -> None:
-    assert r.exit_code == 0 and r.stdout_truncated and not r.stderr_truncated
+def check_chatty(r: RunResult, c: Ctx) -> None:
+    assert r.exit_code == 0 and r.stdout_truncated and not r.stderr_truncated and not r.output_limit_hit
     assert r.stdout.startswith("y" * 1000) and r.stdout.endswith("y" * 1000)
     assert len(r.stdout) <= SMALL.output_bytes + 100
     assert "bytes truncated" in r.stdout and r.stderr == "flood done\n"
+
+
+def check_flood(r: RunResult, c: Ctx) -> None:
+    """1 GB to stdout: killed once past ``output_mb``, and the harness read little more than that."""
+    assert r.output_limit_hit and r.term_signal == signal.SIGKILL and not r.timed_out and not r.ok
+    assert r.stdout.startswith("y" * 1000) and "flood done" not in r.stderr
+    dropped = int(re.search(r"\[\.\.\. (\d+) bytes truncated", r.stdout).group(1))
+    read = dropped + SMALL.output_bytes
+    assert SMALL.output_mb * MiB < read <= (SMALL.output_mb + 3) * MiB  # the cap, one read, two pipes
 
 
 def check_killer(r: RunResult, c: Ctx) -> None:
     assert f"refused {c.sentinel_pid} {errno.ESRCH}" in r.stdout  # the host pid is not visible
     assert "survived" not in r.stdout  # kill(-1) took the sandbox down ...
     assert r.term_signal == signal.SIGKILL  # ... and only the sandbox (ctx checks the sentinel)
+
+
+def check_direct_read(r: RunResult, c: Ctx) -> None:
+    """64 MB of the host's disk with ``O_DIRECT`` at a cap of 16 MB/s: about 4 s, never under 3
+    (the throttle's first slice may run ahead; unthrottled it takes ~0.06 s on this host)."""
+    assert r.exit_code == 0, r.stderr
+    _, n, _, seconds = r.stdout.split()
+    if "disk bandwidth" in r.uncharged:  # no writable I/O controller on this host: said, not capped
+        return
+    assert int(n) == 64 << 20 and float(seconds) > 3
 
 
 def check_userns(r: RunResult, c: Ctx) -> None:
@@ -196,8 +217,10 @@ ATTACKS = {
     "big_file": (attacks.BIG_FILE, {}, check_big_file),
     "many_files": (attacks.MANY_FILES, {}, check_many_files),
     "tmp_flood": (attacks.TMP_FLOOD, {}, check_tmp_flood),
+    "chatty": (attacks.CHATTY, {"wall_s": 30}, check_chatty),
     "flood": (attacks.FLOOD, {"wall_s": 30}, check_flood),
     "killer": (attacks.KILLER, {}, check_killer),
+    "direct_read": (attacks.DIRECT_READ, {"wall_s": 30, "disk_read_mbps": 16}, check_direct_read),
     "userns": (attacks.USERNS, {}, check_userns),
     "sklearn": (attacks.SKLEARN, {"wall_s": 30, "cpu_s": 20}, check_sklearn),
 }
@@ -247,6 +270,7 @@ FALLBACK = {
     "busy_procs": check_busy_procs,
     "big_file": check_big_file,
     "many_files": check_many_files,
+    "chatty": check_chatty,
     "flood": check_flood,
 }
 

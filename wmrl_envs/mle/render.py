@@ -173,6 +173,7 @@ def run_summary(r: RunResult, limits: Limits) -> str:
         (r.oom_killed, f"memory limit of {limits.memory_mb} MB exceeded"),
         (r.fsize_limit_hit, f"a file exceeded {limits.file_mb} MB"),
         (r.workspace_limit_hit, f"the workspace exceeded {limits.workspace_mb} MB"),
+        (r.output_limit_hit, f"stdout and stderr exceeded {limits.output_mb} MB together"),
         (r.stdout_truncated or r.stderr_truncated, "output was truncated"),
     ]
     notes = "; ".join(text for hit, text in problems if hit)

@@ -30,6 +30,12 @@ class Limits:
         workspace_mb: total bytes the program may hold in its workspace, /tmp and /dev/shm
             together (a size-limited mount where the harness may mount, else a watcher).
         output_bytes: stdout and stderr are each kept to this many bytes (head + tail).
+        output_mb: stdout and stderr together may carry this many MB; a run that writes more is
+            killed (``output_limit_hit``). The harness reads every byte a run writes, on CPU no
+            run is charged for, so this bounds it.
+        disk_read_mbps, disk_read_iops: reads of the host's disks (the read-only binds, buffered or
+            ``O_DIRECT``), capped per run where an I/O cgroup controller is writable
+            (``RunResult.uncharged`` says where not).
         threads: BLAS/OpenMP threads the program is told to use, and the CPU quota (in
             cores) of its cgroup, so one program cannot starve concurrent ones.
     """
@@ -41,6 +47,9 @@ class Limits:
     file_mb: int = 512
     workspace_mb: int = 1024
     output_bytes: int = 64 * 1024
+    output_mb: int = 64
+    disk_read_mbps: int = 256
+    disk_read_iops: int = 4096
     threads: int = 1
 
     def __post_init__(self) -> None:
@@ -116,6 +125,7 @@ class RunResult:
     cpu_limit_hit: bool = False
     fsize_limit_hit: bool = False
     workspace_limit_hit: bool = False
+    output_limit_hit: bool = False  # killed for writing more than ``Limits.output_mb`` to stdout and stderr
     wall_s: float = 0.0
     cpu_s: float | None = None
     startup_cpu_s: float = 0.0  # shared start-up CPU charged to this run (the warm zygote's), beside cpu_s
@@ -140,7 +150,7 @@ class RunResult:
         return (
             self.exit_code == 0
             and self.error is None
-            and not (self.timed_out or self.oom_killed or self.cpu_limit_hit)
+            and not (self.timed_out or self.oom_killed or self.cpu_limit_hit or self.output_limit_hit)
         )
 
     def to_dict(self, with_files: bool = False) -> dict:

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 _PREFIX = "wmrl-"
 _counter = itertools.count()
-_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
+_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "blkio")
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def _discover() -> tuple[Hierarchy, ...]:
 
 
 def _v2_controllers(path: Path) -> frozenset[str]:
-    wanted = {"memory", "pids", "cpu"}
+    wanted = {"memory", "pids", "cpu", "io"}
     try:
         have = set((path / "cgroup.subtree_control").read_text().split())
         missing = wanted & set((path / "cgroup.controllers").read_text().split()) - have
@@ -188,6 +188,7 @@ class RunCgroup:
 
     def __init__(self, dirs: dict[Hierarchy, Path]) -> None:
         self.dirs = dirs
+        self.limits_disk = False
         self._inherited: set[Hierarchy] = set()
 
     @classmethod
@@ -239,6 +240,29 @@ class RunCgroup:
             else:
                 (d / "cpu.cfs_period_us").write_text(str(period))
                 (d / "cpu.cfs_quota_us").write_text(str(quota))
+        self.limits_disk = self._throttle_disks(limits)
+
+    def _throttle_disks(self, limits: Limits) -> bool:
+        """Cap the run's reads of every disk of the host (``io.max``, v1 ``blkio.throttle``); True
+        if every disk took the cap. A run reads the host's disks through its read-only binds,
+        buffered or with ``O_DIRECT``, which skips the page cache its memory limit charges."""
+        io = self._dir("io") or self._dir("blkio")
+        if io is None:
+            return False
+        v, d = io
+        bps, iops = limits.disk_read_mbps * MiB, limits.disk_read_iops
+        every = True
+        for dev in _disks():
+            try:
+                if v == 2:
+                    (d / "io.max").write_text(f"{dev} rbps={bps} riops={iops}")
+                else:
+                    (d / "blkio.throttle.read_bps_device").write_text(f"{dev} {bps}")
+                    (d / "blkio.throttle.read_iops_device").write_text(f"{dev} {iops}")
+            except OSError as e:  # a device the block layer cannot throttle: say so, keep the rest
+                log.warning("could not cap reads of block device %s (%s)", dev, e)
+                every = False
+        return every
 
     @property
     def memory_version(self) -> int | None:
@@ -352,6 +376,19 @@ class RunCgroup:
     def remove(self) -> None:
         for d in self.dirs.values():
             _rmdir(d)
+
+
+def _disks() -> list[str]:
+    """``major:minor`` of every block device of the host that holds data (partitions are
+    throttled through their disk)."""
+    devs = []
+    for b in sorted(Path("/sys/block").iterdir()):
+        try:
+            if int((b / "size").read_text()) > 0:
+                devs.append((b / "dev").read_text().strip())
+        except (OSError, ValueError):
+            continue
+    return devs
 
 
 def _write_if_present(path: Path, value: str) -> None:

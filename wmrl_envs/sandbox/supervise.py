@@ -87,6 +87,7 @@ class _Watch:
     cpu_limit_hit: bool = False
     workspace_limit_hit: bool = False
     memory_limit_hit: bool = False
+    output_limit_hit: bool = False
     peak_rss: int = 0
     cpu_s: float = 0.0
     reasons: list[str] = field(default_factory=list)
@@ -172,7 +173,7 @@ def _supervise(launcher, env, cwd, limits, rundir, result, cg: RunCgroup | None,
     if lead is not proc:  # the sandbox's own bwrap: its pid namespace dies with it
         _kill_leader(proc)
     _kill_all(lead, cg, tree)
-    _drain(lead, out, err)
+    _drain(lead, out, err, limits.output_mb * MiB)
     _account(result, lead, launcher, cg, tree, watch, limits, rundir, out, err, gate_error)
     for f in {proc.stdout, proc.stderr, lead.stdout, lead.stderr}:
         f.close()
@@ -269,6 +270,8 @@ def uncharged(cg: RunCgroup | None) -> str:
              1: ["AF_UNIX socket buffers (cgroup v1 charges no socket memory; bounded by "
                  f"{NOFILE} descriptors)"],
              2: []}[memory]
+    if cg is None or not cg.limits_disk:
+        parts.append("disk bandwidth (no I/O cgroup controller: reads of the host's disks are not capped)")
     return "; ".join([*parts, "kernel threads' CPU done for the run (e.g. the AF_UNIX socket GC)"])
 
 
@@ -310,6 +313,7 @@ def _loop(proc, streams: dict[int, HeadTail], deadline, limits, rundir, cg, tree
     except (AttributeError, OSError):
         pidfd = None
     next_check = time.monotonic() + WATCH_INTERVAL_S
+    output_cap = limits.output_mb * MiB
     try:
         while True:
             now = time.monotonic()
@@ -324,6 +328,9 @@ def _loop(proc, streams: dict[int, HeadTail], deadline, limits, rundir, cg, tree
                     streams[fd].feed(chunk)
                 else:
                     poller.unregister(fd)
+            if sum(s.total for s in streams.values()) > output_cap:
+                watch.output_limit_hit = True
+                return
             if _exited(proc.pid):
                 return
             now = time.monotonic()
@@ -410,14 +417,15 @@ def _kill_all(proc: Leader, cg: RunCgroup | None, tree: procfs.Tree | None) -> N
         time.sleep(0.02)
 
 
-def _drain(proc: Leader, out: HeadTail, err: HeadTail) -> None:
-    """Read what is left in the pipes; stop if a writer that escaped the kill keeps them open."""
+def _drain(proc: Leader, out: HeadTail, err: HeadTail, cap: int) -> None:
+    """Read what is left in the pipes; stop if a writer that escaped the kill keeps them open or
+    the output passes ``cap`` bytes."""
     streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
     poller = select.poll()
     for fd in streams:
         poller.register(fd, select.POLLIN)
     end = time.monotonic() + _SETTLE_S
-    while streams and time.monotonic() < end:
+    while streams and time.monotonic() < end and out.total + err.total <= cap:
         for fd, _ in poller.poll(100):
             chunk = os.read(fd, _PIPE_SIZE)
             if chunk:
@@ -455,6 +463,7 @@ def _account(result, proc, launcher, cg, tree, watch: _Watch, limits, rundir, ou
         result.peak_mem_bytes, result.peak_mem_source = watch.peak_rss, "watcher:pss"
     result.oom_killed = result.oom_killed or watch.memory_limit_hit
     result.cpu_limit_hit = watch.cpu_limit_hit or verdicts.cpu_limit_hit(result, limits)
+    result.output_limit_hit = watch.output_limit_hit
     result.stdout, result.stdout_truncated = out.text(), out.truncated
     result.stderr, result.stderr_truncated = err.text(), err.truncated
     result.fsize_limit_hit = verdicts.fsize_limit_hit(result, limits, rundir)
