@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from requests.exceptions import ReadTimeout
 
-from wmrl_envs.sandbox import Job, Limits, seccomp
+from wmrl_envs.sandbox import Job, Limits, cgroups, seccomp
 from wmrl_envs.sandbox import docker as sbx_docker
 from wmrl_envs.sandbox.docker import DockerExecutor, container_kwargs
 from wmrl_envs.sandbox.workspace import RunDir
@@ -94,6 +94,10 @@ def test_container_kwargs_lock_the_container_down(tmp_path):
     assert kw["network_disabled"] is True and kw["network_mode"] == "none"
     assert kw["mem_limit"] == kw["memswap_limit"] == SMALL.memory_mb << 20
     assert kw["pids_limit"] == SMALL.max_procs and kw["nano_cpus"] == 1_000_000_000
+    disks = [f"/dev/{name}" for name, _ in cgroups.disks()]
+    assert disks and [d["Path"] for d in kw["device_read_bps"]] == [d["Path"] for d in kw["device_read_iops"]] == disks
+    assert {d["Rate"] for d in kw["device_read_bps"]} == {SMALL.disk_read_mbps << 20}
+    assert {d["Rate"] for d in kw["device_read_iops"]} == {SMALL.disk_read_iops}
     assert kw["read_only"] is True and "size=128m" in kw["tmpfs"]["/tmp"]
     assert kw["cap_drop"] == ["ALL"] and kw["security_opt"][0] == "no-new-privileges"
     # The bwrap filter's rules (test_seccomp.py checks they decide alike), not Docker's default profile.
@@ -181,3 +185,19 @@ def test_engine_limits(engine_executor, token):
     r = engine_executor.run(Job(code=attacks.render(attacks.HANG, token=token), limits=Limits(wall_s=3)))
     assert r.timed_out
     assert engine_executor.client.containers.list(all=True, filters={"label": sbx_docker.LABEL}) == []
+
+
+def test_container_kwargs_are_what_the_sdk_turns_into_a_host_config(tmp_path):
+    """The SDK's own translation (``containers.run`` -> create): an unknown or misspelt argument fails here."""
+    from docker.models.containers import _create_container_args
+
+    job = _job(tmp_path)
+    rundir = RunDir(job)
+    try:
+        kw = container_kwargs(job, SMALL, rundir, "run-1")
+    finally:
+        rundir.remove()
+    kw.pop("detach")  # ``run``'s own, taken before create
+    host = _create_container_args({**kw, "image": "x", "command": ["python"], "version": "1.41"})["host_config"]
+    assert host["BlkioDeviceReadBps"] == kw["device_read_bps"] and host["BlkioDeviceReadIOps"] == kw["device_read_iops"]
+    assert host["Memory"] == SMALL.memory_mb << 20 and host["NetworkMode"] == "none"

@@ -252,7 +252,7 @@ class RunCgroup:
         v, d = io
         bps, iops = limits.disk_read_mbps * MiB, limits.disk_read_iops
         every = True
-        for dev in _disks():
+        for _, dev in disks():
             try:
                 if v == 2:
                     (d / "io.max").write_text(f"{dev} rbps={bps} riops={iops}")
@@ -378,14 +378,14 @@ class RunCgroup:
             _rmdir(d)
 
 
-def _disks() -> list[str]:
-    """``major:minor`` of every block device of the host that holds data (partitions are
+def disks() -> list[tuple[str, str]]:
+    """(name, ``major:minor``) of every block device of the host that holds data (partitions are
     throttled through their disk)."""
     devs = []
     for b in sorted(Path("/sys/block").iterdir()):
         try:
             if int((b / "size").read_text()) > 0:
-                devs.append((b / "dev").read_text().strip())
+                devs.append((b.name, (b / "dev").read_text().strip()))
         except (OSError, ValueError):
             continue
     return devs

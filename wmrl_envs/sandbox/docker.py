@@ -21,7 +21,7 @@ import uuid
 from importlib import metadata
 from typing import Any
 
-from . import program, seccomp, verdicts
+from . import cgroups, program, seccomp, verdicts
 from .base import Executor, Job, Limits, MiB, RunResult
 from .capture import HeadTail
 from .identity import Identity
@@ -44,6 +44,8 @@ def container_kwargs(job: Job, limits: Limits, rundir: RunDir, run_id: str) -> d
     fsize = limits.file_mb * MiB
     data = rundir.data_dir or rundir.workspace / "data"
     log_cap = max(4 * limits.output_bytes, 1 * MiB)
+    # The engine binds this host's folders, so it runs here: the same disks as the bwrap backend caps.
+    devices = [f"/dev/{name}" for name, _ in cgroups.disks()]
     return {
         "detach": True,
         "user": SANDBOX_USER,
@@ -53,6 +55,8 @@ def container_kwargs(job: Job, limits: Limits, rundir: RunDir, run_id: str) -> d
         "memswap_limit": limits.memory_mb * MiB,  # equal: no swap
         "pids_limit": limits.max_procs,
         "nano_cpus": int(limits.threads * 1e9),
+        "device_read_bps": [{"Path": d, "Rate": limits.disk_read_mbps * MiB} for d in devices],
+        "device_read_iops": [{"Path": d, "Rate": limits.disk_read_iops} for d in devices],
         "read_only": True,
         "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={limits.workspace_mb}m,mode=1777"},
         "shm_size": limits.workspace_mb * MiB,
