@@ -84,13 +84,17 @@ def _job(tmp_path, **kw) -> Job:
     return Job(code="print('hi')", data_dir=data, **kw)
 
 
-def test_container_kwargs_lock_the_container_down(tmp_path):
+def _kwargs(tmp_path) -> tuple[Job, RunDir, dict]:
     job = _job(tmp_path)
     rundir = RunDir(job)
     try:
-        kw = container_kwargs(job, SMALL, rundir, "run-1")
+        return job, rundir, container_kwargs(job, SMALL, rundir, "run-1")
     finally:
         rundir.remove()
+
+
+def test_container_kwargs_lock_the_container_down(tmp_path):
+    job, rundir, kw = _kwargs(tmp_path)
     assert kw["network_disabled"] is True and kw["network_mode"] == "none"
     assert kw["mem_limit"] == kw["memswap_limit"] == SMALL.memory_mb << 20
     assert kw["pids_limit"] == SMALL.max_procs and kw["nano_cpus"] == 1_000_000_000
@@ -191,12 +195,7 @@ def test_container_kwargs_are_what_the_sdk_turns_into_a_host_config(tmp_path):
     """The SDK's own translation (``containers.run`` -> create): an unknown or misspelt argument fails here."""
     from docker.models.containers import _create_container_args
 
-    job = _job(tmp_path)
-    rundir = RunDir(job)
-    try:
-        kw = container_kwargs(job, SMALL, rundir, "run-1")
-    finally:
-        rundir.remove()
+    _, _, kw = _kwargs(tmp_path)
     kw.pop("detach")  # ``run``'s own, taken before create
     host = _create_container_args({**kw, "image": "x", "command": ["python"], "version": "1.41"})["host_config"]
     assert host["BlkioDeviceReadBps"] == kw["device_read_bps"] and host["BlkioDeviceReadIOps"] == kw["device_read_iops"]
