@@ -3,6 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev embodied sb3 llm ray
+# gVisor for the gvisor backend's tests (tests/sandbox/test_gvisor.py skip, saying why, without it).
+if ! command -v runsc >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && apt-get install -y -qq runsc) >/dev/null
+fi
 # Lint (config: [tool.ruff] in pyproject.toml; ruff comes with the dev extra), line length 127 enforced.
 .venv/bin/ruff check .
 # Type check (config: [tool.mypy] in pyproject.toml): both packages whole, at 0 errors.

@@ -156,9 +156,10 @@ CHATTY = render(_WRITE_MB, mb=8)  # under it: kept head and tail
 
 KILLER = """
 import os, signal
-# The parent (pid 0 where it lives outside the pid namespace, as under the warm backend: then
-# kill(0) would only be the program's own group), the namespace's init, a host pid.
-for target in [p for p in (os.getppid(), 1, {host_pid}) if p]:
+# A host pid, the parent (pid 0 where it lives outside the pid namespace, as under the warm
+# backend: then kill(0) would only be the program's own group), the namespace's init (under
+# gVisor the program itself).
+for target in [p for p in ({host_pid}, os.getppid(), 1) if p]:
     try:
         os.kill(target, signal.SIGKILL)
         print("sent", target, flush=True)
@@ -171,21 +172,19 @@ os.wait()
 print("survived kill(-1)")
 """
 
-DIRECT_READ = """
-import mmap, os, sys, time
-# The host's disk through the read-only binds, past the page cache: the first file of 64 MB or more.
-def big():
-    for top in ("/usr/lib", sys.prefix):
-        for root, _, names in os.walk(top):
-            for n in names:
-                p = os.path.join(root, n)
-                if not os.path.islink(p) and os.path.getsize(p) >= 64 << 20:
-                    return p
-fd = os.open(big(), os.O_RDONLY | os.O_DIRECT)
-buf, n, t0 = mmap.mmap(-1, 1 << 20), 0, time.monotonic()
+DISK_READ = """
+import errno, os, time
+# The host's disk past the page cache: a file of the task data that is on the disk only.
+try:
+    os.close(os.open("data/cold.bin", os.O_RDONLY | os.O_DIRECT))
+    direct = "ok"
+except OSError as e:
+    direct = errno.errorcode[e.errno]
+fd = os.open("data/cold.bin", os.O_RDONLY)
+n, t0 = 0, time.monotonic()
 while n < 64 << 20:
-    n += os.preadv(fd, [buf], n)
-print("read", n, "in", time.monotonic() - t0)
+    n += len(os.pread(fd, 1 << 20, n))
+print(direct, n, time.monotonic() - t0)
 """
 
 USERNS = """

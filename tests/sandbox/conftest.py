@@ -7,7 +7,7 @@ import uuid
 import pytest
 from procs import host_procs_with  # noqa: F401  (re-exported to the sandbox tests)
 
-from wmrl_envs.sandbox import Limits
+from wmrl_envs.sandbox import Limits, gvisor
 from wmrl_envs.sandbox.bwrap import probe
 
 SMALL = Limits(wall_s=6, cpu_s=2, memory_mb=512, max_procs=64, file_mb=64, workspace_mb=128)
@@ -18,6 +18,12 @@ BACKENDS = ("bwrap", "warm")  # every isolation test runs against both namespace
 
 def bwrap_or_skip() -> None:
     reason = probe()
+    if reason is not None:
+        pytest.skip(reason)
+
+
+def gvisor_or_skip() -> None:
+    reason = gvisor.probe()
     if reason is not None:
         pytest.skip(reason)
 

@@ -24,7 +24,7 @@ from wmrl_envs.sandbox import Job, RunResult, make_executor
 from wmrl_envs.sandbox.base import MiB
 
 from . import attacks
-from .conftest import BACKENDS, SMALL, bwrap_or_skip, host_procs_with
+from .conftest import BACKENDS, SMALL, bwrap_or_skip, gvisor_or_skip, host_procs_with
 
 
 @dataclass
@@ -53,10 +53,23 @@ def ctx(task, token):
     sentinel.wait()
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
+# gVisor too: every attack, with its own kernel under the program (two checks differ, below).
+ATTACK_BACKENDS = (*BACKENDS, "gvisor")
+
+
+def _usable(name: str) -> str:
+    gvisor_or_skip() if name == "gvisor" else bwrap_or_skip()
+    return name
+
+
+@pytest.fixture(params=ATTACK_BACKENDS)
+def any_backend(request) -> str:
+    return _usable(request.param)
+
+
+@pytest.fixture(scope="module", params=ATTACK_BACKENDS)
 def executor(request):
-    bwrap_or_skip()
-    return make_executor(request.param, limits=SMALL)
+    return make_executor(_usable(request.param), limits=SMALL)
 
 
 def _json(r: RunResult) -> dict:
@@ -171,11 +184,14 @@ def check_killer(r: RunResult, c: Ctx) -> None:
     assert r.term_signal == signal.SIGKILL  # ... and only the sandbox (ctx checks the sentinel)
 
 
-def check_direct_read(r: RunResult, c: Ctx) -> None:
-    """64 MB of the host's disk with ``O_DIRECT`` at a cap of 16 MB/s: about 4 s, never under 3
-    (the throttle's first slice may run ahead; unthrottled it takes ~0.06 s on this host)."""
+def check_disk_read(r: RunResult, c: Ctx) -> None:
+    """64 MB of a file on the host's disk only, at a cap of 16 MB/s: about 4 s, never under 3 (the
+    throttle's first slice may run ahead; uncapped it takes ~0.03 s here). ``O_DIRECT``, whose reads
+    outwait a SIGKILL, is refused by the filter; gVisor's Sentry serves it from its gofer's
+    buffered reads, capped alike."""
     assert r.exit_code == 0, r.stderr
-    _, n, _, seconds = r.stdout.split()
+    direct, n, seconds = r.stdout.split()
+    assert direct == ("ok" if r.backend == "gvisor" else "EINVAL")
     if "disk bandwidth" in r.uncharged:  # no writable I/O controller on this host: said, not capped
         return
     assert int(n) == 64 << 20 and float(seconds) > 3
@@ -185,6 +201,28 @@ def check_userns(r: RunResult, c: Ctx) -> None:
     words = r.stdout.split()
     assert words[:2] == ["unshare", "-1"], r.stdout
     assert int(words[2]) in (errno.ENOSPC, errno.EPERM)
+
+
+def check_network_gvisor(r: RunResult, c: Ctx) -> None:
+    """gVisor's own network stack with nothing but its loopback: the harness's listener on the
+    host's loopback is another machine's port (refused; ctx asserts it saw nothing), no route out."""
+    out = _json(r)
+    assert out["loopback"] == f"ConnectionRefusedError:{errno.ECONNREFUSED}"
+    assert out["public"] in (f"OSError:{errno.EHOSTUNREACH}", f"OSError:{errno.ENETUNREACH}")
+    assert out["dns"].startswith("gaierror") and out["interfaces"] == ["lo"]
+
+
+def check_userns_gvisor(r: RunResult, c: Ctx) -> None:
+    """A user namespace is the Sentry's: it may be made, and grants nothing on the host."""
+    assert r.exit_code == 0 and r.stdout.split()[:2] == ["unshare", "0"], r.stdout
+
+
+# What differs under gVisor: its kernel has a network stack and user namespaces of its own.
+GVISOR_CHECKS = {"network": check_network_gvisor, "userns": check_userns_gvisor}
+
+
+def check(name: str, backend: str):
+    return GVISOR_CHECKS.get(name, ATTACKS[name][2]) if backend == "gvisor" else ATTACKS[name][2]
 
 
 def check_sklearn(r: RunResult, c: Ctx) -> None:
@@ -220,14 +258,36 @@ ATTACKS = {
     "chatty": (attacks.CHATTY, {"wall_s": 30}, check_chatty),
     "flood": (attacks.FLOOD, {"wall_s": 30}, check_flood),
     "killer": (attacks.KILLER, {}, check_killer),
-    "direct_read": (attacks.DIRECT_READ, {"wall_s": 30, "disk_read_mbps": 16}, check_direct_read),
+    "disk_read": (attacks.DISK_READ, {"wall_s": 30, "disk_read_mbps": 16}, check_disk_read),
     "userns": (attacks.USERNS, {}, check_userns),
     "sklearn": (attacks.SKLEARN, {"wall_s": 30, "cpu_s": 20}, check_sklearn),
 }
 
 
-def make_job(name: str, c: Ctx) -> Job:
+def _cold_file(path: Path, size: int = 64 << 20) -> None:
+    """A file of ``size`` bytes on the disk and not in the page cache."""
+    if not path.exists():
+        with open(path, "wb") as f:
+            f.write(os.urandom(size))
+            os.fdatasync(f.fileno())
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+
+
+# Walking every file of / costs ~17 CPU-s under gVisor's ptrace platform (each call is trapped).
+GVISOR_LIMITS = {"labels": {"cpu_s": 60, "wall_s": 120}}
+
+
+def make_job(name: str, c: Ctx, backend: str = "bwrap") -> Job:
     source, extra, _ = ATTACKS[name]
+    if backend == "gvisor":
+        extra = {**extra, **GVISOR_LIMITS.get(name, {})}
+    data = c.public
+    if name == "disk_read":  # its own data folder: other attacks list theirs
+        data = c.public.parent / "cold"
+        data.mkdir(exist_ok=True)
+        _cold_file(data / "cold.bin")
     code = attacks.render(
         source,
         token=c.token,
@@ -238,7 +298,7 @@ def make_job(name: str, c: Ctx) -> Job:
         data_abs=c.public,
         host_pid=c.sentinel_pid,
     )
-    return Job(code=code, data_dir=c.public, limits=replace(SMALL, **extra), name=name)
+    return Job(code=code, data_dir=data, limits=replace(SMALL, **extra), name=name)
 
 
 def assert_nothing_left(r: RunResult, c: Ctx) -> None:
@@ -248,19 +308,19 @@ def assert_nothing_left(r: RunResult, c: Ctx) -> None:
 
 @pytest.mark.parametrize("name", list(ATTACKS))
 def test_attack(name, executor, ctx):
-    r = executor.run(make_job(name, ctx))
+    r = executor.run(make_job(name, ctx, executor.name))
     assert r.backend == executor.name and r.isolation == "strong"
-    ATTACKS[name][2](r, ctx)
+    check(name, executor.name)(r, ctx)
     assert_nothing_left(r, ctx)
 
 
-def test_all_attacks_at_once(backend, ctx):
+def test_all_attacks_at_once(any_backend, ctx):
     """Every attack at ``cpu_count`` concurrency: each still gets its own outcome."""
-    ex = make_executor(backend, limits=SMALL, workers=os.cpu_count())
+    ex = make_executor(any_backend, limits=SMALL, workers=os.cpu_count())
     names = list(ATTACKS) + ["sklearn"] * 2
-    results = list(ex.map(make_job(n, ctx) for n in names))
+    results = list(ex.map(make_job(n, ctx, any_backend) for n in names))
     for name, r in zip(names, results, strict=True):
-        ATTACKS[name][2](r, ctx)
+        check(name, any_backend)(r, ctx)
         assert_nothing_left(r, ctx)
 
 
@@ -282,7 +342,8 @@ def check_allocate_watched(r: RunResult, c: Ctx) -> None:
 
 @pytest.mark.parametrize("name", [*FALLBACK, "allocate"])
 def test_attack_without_cgroups(name, backend, ctx):
-    """A harness that may neither write cgroups nor mount: rlimits and the watcher hold."""
+    """A harness that may neither write cgroups nor mount: rlimits and the watcher hold (not gVisor's:
+    the watcher cannot see the memory its Sentry holds, so it refuses to run without cgroups)."""
     ex = make_executor(backend, limits=SMALL, use_cgroups=False, use_mounts=False)
     r = ex.run(make_job(name, ctx))
     assert r.workspace_limit == "watcher"
@@ -320,3 +381,24 @@ def test_a_program_cannot_forge_a_limit_verdict(executor, ctx, name):
     r = executor.run(Job(code=FORGED[name], data_dir=ctx.public))
     assert r.exit_code != 0 and not r.ok
     assert not r.cpu_limit_hit and not r.fsize_limit_hit and not r.oom_killed and not r.timed_out, r
+
+
+DRIP = """
+import os, time
+t = time.monotonic()
+while time.monotonic() - t < 2:
+    os.write(1, b"x")
+"""
+
+
+def test_output_written_a_byte_at_a_time_wakes_the_harness_at_most_every_read_gap(backend, monkeypatch):
+    """Each wake-up costs the harness a read whatever its size: a run writing one byte at a time
+    cost it as much CPU as the run itself (the sixth red team; ~40,000 reads in 4 s here before)."""
+    from wmrl_envs.sandbox import supervise
+
+    reads = []
+    real = os.read
+    monkeypatch.setattr(supervise.os, "read", lambda fd, n: reads.append(fd) or real(fd, n))
+    r = make_executor(backend, limits=SMALL).run(Job(code=DRIP, limits=replace(SMALL, wall_s=30, cpu_s=10)))
+    assert r.exit_code == 0 and len(r.stdout) > 1000, r.stderr
+    assert len(reads) <= r.wall_s / supervise.READ_GAP_S + 50

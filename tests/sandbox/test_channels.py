@@ -442,3 +442,43 @@ def test_the_fifth_red_teams_probes_are_closed(ex_name, task):
     assert out["es_cache"] == "ENOTTY" and out["proc_fs"] == [] and out["setsid"] == "EPERM"
     assert out["setxattr"] == out["setxattrat"] == errno.errorcode[errno.EOPNOTSUPP]
     assert out["pid1_mem"] in ("EACCES", "EPERM") and out["pid1_environ"] in ("EACCES", "EPERM")
+
+
+SIXTH = _COMMON + r'''
+import mmap
+attempt("pid1_task_mem", lambda: open("/proc/1/task/1/mem", "rb").close())
+attempt("pid1_task_environ", lambda: open("/proc/1/task/1/environ", "rb").read())
+attempt("o_direct", lambda: os.close(os.open("data/train.csv", os.O_RDONLY | os.O_DIRECT)))
+fd = os.open("data/train.csv", os.O_RDONLY)
+attempt("setfl_direct", lambda: fcntl.fcntl(fd, fcntl.F_SETFL, os.O_DIRECT))
+attempt("setfl_nonblock", lambda: fcntl.fcntl(fd, fcntl.F_SETFL, os.O_NONBLOCK))
+def readahead():
+    if libc.readahead(fd, ctypes.c_int64(0), ctypes.c_size_t(1 << 30)) != 0:
+        raise OSError(ctypes.get_errno(), "readahead")
+attempt("readahead", readahead)
+m = mmap.mmap(os.open(os.__file__, os.O_RDONLY), 0, prot=mmap.PROT_READ)
+attempt("willneed", lambda: m.madvise(mmap.MADV_WILLNEED))
+def openat2():
+    how = struct.pack("QQQ", 0, 0, 0)
+    if libc.syscall(437, -100, b"data/train.csv", how, len(how)) < 0:
+        raise OSError(ctypes.get_errno(), "openat2")
+attempt("openat2", openat2)
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("ex_name", ["bwrap", "warm"])
+def test_the_sixth_red_teams_probes_are_closed(ex_name, task):
+    """pid 1's memory through its task folder (a cold run's bwrap still held the host's mount table),
+    readahead that holds page-cache pages of a shared file locked behind the run's disk-read cap
+    (every other reader waited seconds), and O_DIRECT reads that wait out the wall limit's SIGKILL:
+    closed on both backends, each as a system without it answers."""
+    bwrap_or_skip()
+    public, _ = task
+    r = make_executor(ex_name, limits=WINDOW).run(Job(code=SIXTH, data_dir=public, limits=WINDOW))
+    assert r.exit_code == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout)
+    assert out["pid1_task_mem"] in ("EACCES", "EPERM") and out["pid1_task_environ"] in ("EACCES", "EPERM")
+    assert out["o_direct"] == out["setfl_direct"] == "EINVAL" and out["setfl_nonblock"] == "ok"
+    assert out["readahead"] == out["willneed"] == "ok"  # advice, taken and not acted on
+    assert out["openat2"] == "ENOSYS"

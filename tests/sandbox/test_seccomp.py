@@ -137,6 +137,20 @@ def test_filter_decisions(arch):
     for name in seccomp.XATTR_SETTERS:
         assert _run(prog, nr[name], audit_arch) == 0x50000 | 95, name
     assert _run(prog, 191 if arch == "x86_64" else 8, audit_arch) == allow  # getxattr
+    # The sixth red team: readahead that locks pages other readers wait on, O_DIRECT past the deadline
+    o_direct, einval = seccomp.O_DIRECT[arch], 0x50000 | 22
+    assert _run(prog, nr["readahead"], audit_arch, (3, 0, 1 << 30, 0, 0, 0)) == 0x50000
+    assert _run(prog, nr["madvise"], audit_arch, (0, 4096, seccomp.MADV_WILLNEED, 0, 0, 0)) == 0x50000
+    assert _run(prog, nr["madvise"], audit_arch, (0, 4096, 4, 0, 0, 0)) == allow  # MADV_DONTNEED
+    assert _run(prog, nr["openat"], audit_arch, (3, 0, o_direct | 0o100, 0, 0, 0)) == einval
+    assert _run(prog, nr["openat"], audit_arch, (3, 0, 0o2000100, 0o644, 0, 0)) == allow  # O_CLOEXEC|O_CREAT
+    if "open" in nr:
+        assert _run(prog, nr["open"], audit_arch, (0, o_direct, 0, 0, 0, 0)) == einval
+        assert _run(prog, nr["open"], audit_arch, (0, 0o101, 0o644, 0, 0, 0)) == allow
+    assert _run(prog, nr["fcntl"], audit_arch, (3, seccomp.F_SETFL, o_direct | 0o4000, 0, 0, 0)) == einval
+    assert _run(prog, nr["fcntl"], audit_arch, (3, seccomp.F_SETFL, 0o4000, 0, 0, 0)) == allow  # O_NONBLOCK
+    assert _run(prog, nr["fcntl"], audit_arch, (3, 2, o_direct, 0, 0, 0)) == allow  # F_SETFD: another command
+    assert _run(prog, nr["openat2"], audit_arch) == enosys
     assert _run(prog, 11, 0x40000003) == 0x80000000  # an i386 syscall: kill
     if x32 is not None:
         assert _run(prog, x32 | nr["keyctl"], audit_arch) == eperm
@@ -229,6 +243,12 @@ def test_docker_profile_decides_as_the_bwrap_filter():
     probes += [(nr["getsockopt"], (3, level, opt, 0, 0, 0)) for level in (1, 6) for opt in (7, 57, 71)]
     probes += [(nr["ioctl"], (3, c, 0, 0, 0, 0)) for c in (seccomp.EXT4_IOC_GET_ES_CACHE, 0xC020660B)]
     probes += [(nr[c], (0,) * 6) for c in seccomp.XATTR_SETTERS if c not in seccomp.UNRESOLVED]
+    o_direct = seccomp.O_DIRECT[arch]
+    probes += [(nr["readahead"], (3, 0, 1 << 30, 0, 0, 0)), (nr["openat2"], (0,) * 6)]
+    probes += [(nr["madvise"], (0, 4096, a, 0, 0, 0)) for a in (3, 4, 14)]
+    probes += [(nr["openat"], (3, 0, f, 0, 0, 0)) for f in (0, 0o100, o_direct, o_direct | 0o2000000)]
+    probes += [(nr["open"], (0, f, 0, 0, 0, 0)) for f in (0, o_direct | 1) if "open" in nr]
+    probes += [(nr["fcntl"], (3, c, f, 0, 0, 0)) for c in (2, 4) for f in (0, 0o4000, o_direct)]
     decisions = [(_run(ours, n, audit_arch, a), _run_any(theirs, n, audit_arch, a)) for n, a in probes]
     assert [d for d in decisions if d[0] != d[1]] == []
     assert sum(d[0] != 0x7FFF0000 for d in decisions) > 60  # the probes do reach the refusals

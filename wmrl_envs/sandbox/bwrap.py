@@ -49,8 +49,9 @@ HOST_FILES = ("/proc/keys", "/proc/key-users", "/proc/sys/kernel/random/boot_id"
               "/dev/pts/ptmx")
 # pid 1's memory and environment (bound over while bwrap, setting up, is pid 1 itself): pid 1 runs
 # as the program's user and is dumpable, and a cold run's pid 1, bwrap, still held the host's mount
-# table it parsed and the names of other runs' folders in its heap (the fifth red team).
-PID1_FILES = ("/proc/1/mem", "/proc/1/environ")
+# table it parsed and the names of other runs' folders in its heap (the fifth red team; the sixth
+# read them through pid 1's task folder).
+PID1_FILES = ("/proc/1/mem", "/proc/1/environ", "/proc/1/task/1/mem", "/proc/1/task/1/environ")
 
 
 def bwrap_path() -> str | None:
@@ -65,13 +66,7 @@ def probe() -> str | None:
         return "bubblewrap is not installed (apt-get install bubblewrap)"
     argv = [exe, "--unshare-all", "--unshare-user", "--disable-userns", "--ro-bind", "/usr", "/usr"]
     argv += _top_level_args() + ["--", "/usr/bin/true"]
-    try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return f"bubblewrap failed to run: {e}"
-    if p.returncode != 0:
-        return f"bubblewrap cannot create namespaces here: {p.stderr.strip()}"
-    return None
+    return program.trial_run(argv, "bubblewrap", "create namespaces", timeout=30)
 
 
 def _top_level_args() -> list[str]:
@@ -132,6 +127,7 @@ class _BwrapLauncher:
     wants_info = True
     exit_carries_signal = True
     leader_is_program = False
+    confines_itself = False
     startup_cpu_s = 0.0
 
     def __init__(self, options: functools.partial, env: Mapping[str, str], cmd: list[str]) -> None:
@@ -192,9 +188,9 @@ class BwrapExecutor(Executor):
         use_mounts: bool = True,
     ) -> None:
         super().__init__(limits, workers)
-        reason = probe()
+        reason = self.probe()
         if reason is not None:
-            raise RuntimeError(f"bwrap backend unavailable: {reason}")
+            raise RuntimeError(f"{self.name} backend unavailable: {reason}")
         self.python = python or sys.executable
         self.roots = program.interpreter_roots(self.python)
 

@@ -192,7 +192,8 @@ class RunCgroup:
         self._inherited: set[Hierarchy] = set()
 
     @classmethod
-    def create(cls, limits: Limits) -> RunCgroup | None:
+    def create(cls, limits: Limits, pids: bool = True) -> RunCgroup | None:
+        """The run's groups with ``limits`` applied (``pids=False``: no process cap), or None."""
         hs = hierarchies()
         if not hs:
             return None
@@ -204,7 +205,7 @@ class RunCgroup:
                 d.mkdir()
                 dirs[h] = d
             cg = cls(dirs)
-            cg._apply(limits)
+            cg._apply(limits, pids)
             return cg
         except OSError as e:
             log.warning("cgroup setup failed (%s); falling back to rlimits", e)
@@ -218,7 +219,7 @@ class RunCgroup:
                 return h.version, d
         return None
 
-    def _apply(self, limits: Limits) -> None:
+    def _apply(self, limits: Limits, pids: bool) -> None:
         mem = limits.memory_mb * MiB
         if m := self._dir("memory"):
             v, d = m
@@ -229,7 +230,7 @@ class RunCgroup:
             else:
                 (d / "memory.limit_in_bytes").write_text(str(mem))
                 _write_if_present(d / "memory.memsw.limit_in_bytes", str(mem))
-        if p := self._dir("pids"):
+        if pids and (p := self._dir("pids")):
             (p[1] / "pids.max").write_text(str(limits.max_procs))
         if c := self._dir("cpu"):
             v, d = c

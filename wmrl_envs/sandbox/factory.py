@@ -13,6 +13,7 @@ log = logging.getLogger(__name__)
 BACKENDS = {
     "warm": ("wmrl_envs.sandbox.warm", "WarmExecutor"),
     "bwrap": ("wmrl_envs.sandbox.bwrap", "BwrapExecutor"),
+    "gvisor": ("wmrl_envs.sandbox.gvisor", "GvisorExecutor"),
     "docker": ("wmrl_envs.sandbox.docker", "DockerExecutor"),
     "ray": ("wmrl_envs.sandbox.ray", "RayExecutor"),
     "local": ("wmrl_envs.sandbox.local", "LocalExecutor"),
@@ -41,7 +42,8 @@ def make_executor(
 
     Args:
         name: ``"auto"`` (the fastest isolating backend that works here: warm, bwrap, then
-            docker), ``"warm"``, ``"bwrap"``, ``"docker"``, ``"ray"`` or ``"local"`` (no isolation).
+            docker), ``"warm"``, ``"bwrap"``, ``"gvisor"`` (a kernel of its own per run, opt-in),
+            ``"docker"``, ``"ray"`` or ``"local"`` (no isolation).
         limits: default limits for jobs that carry none.
         workers: sandboxes ``map`` runs at once (default: CPU count).
         allow_unsafe: permit the ``local`` backend, explicitly or as auto's last resort.

@@ -25,6 +25,7 @@ _GATE = 'read -r _ && exec "$@" </dev/null'
 
 class _LocalLauncher:
     wants_info = False
+    confines_itself = False
     exit_carries_signal = False
     leader_is_program = True
     startup_cpu_s = 0.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -39,6 +40,17 @@ def environment(limits: Limits, *, path: str, tmp: str) -> dict[str, str]:
     }
     env.update({v: str(limits.threads) for v in THREAD_VARS})
     return env
+
+
+def trial_run(argv: list[str], tool: str, what: str, timeout: float) -> str | None:
+    """A backend's probe: None if ``argv`` exits 0, else why ``tool`` cannot ``what`` here."""
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd="/")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"{tool} failed to run: {e}"
+    if p.returncode != 0:
+        return f"{tool} cannot {what} here: {p.stderr.strip()[-300:]}"
+    return None
 
 
 def search_path(python: str) -> str:

@@ -17,7 +17,11 @@ privilege escalation or of carrying data between runs. In BPF, top to bottom::
     if A == ioctl and args[1] in (TIOCSTI, TIOCLINUX):     EPERM   # typing into a terminal
     if A == ioctl and args[1] == EXT4_IOC_GET_ES_CACHE:    ENOTTY  # a shared file's cached block map
     if A in (mincore, cachestat):                          ENOSYS  # page-cache probes (below)
-    if A == fadvise64:                                     return 0 without acting
+    if A in (fadvise64, readahead):                        return 0 without acting
+    if A == madvise and args[2] == MADV_WILLNEED:          return 0 without acting
+    if A in (open, openat) and flags & O_DIRECT:           EINVAL  # as a file system without direct I/O
+    if A == fcntl and args[1] == F_SETFL and args[2] & O_DIRECT: EINVAL
+    if A == openat2:                                       ENOSYS  # flags hide in memory: libc uses openat
     if A in (preadv2, pwritev2) and args[5] & RWF_NOWAIT:  EOPNOTSUPP
     if A == fallocate:                                     EOPNOTSUPP  # libc then writes the bytes
     if A in XATTR_SETTERS:                                 EOPNOTSUPP  # bytes outside the workspace limit
@@ -61,6 +65,17 @@ before): every new session on the host takes the next autogroup id, which a run 
 run to read. Extended attributes on the run's tmpfs count against its inodes, not its size (200 MB
 held under a 16 MB workspace limit), so setting one answers EOPNOTSUPP, what a file system without
 them says.
+
+The sixth red team's, both about the disk-read cap (``Limits.disk_read_mbps``): a read the
+cgroup throttles holds the page-cache pages it will fill locked, and ``readahead`` (or
+``madvise(MADV_WILLNEED)``) queues hundreds of MB of them without waiting, so every other reader
+of those pages of a shared file (other runs, the harness, host root) waited seconds for the
+attacker's queue to drain at its cap. Both are advice, so they return 0 and do nothing, as
+``fadvise`` does; a run's own reads wait for their own pages. And an ``O_DIRECT`` read waits for its
+throttled I/O uninterruptibly, so threads reading one large buffer outlived the wall limit's
+SIGKILL by minutes: ``O_DIRECT`` is refused (EINVAL, what a file system without direct I/O
+answers; buffered reads wait killably), at ``open``/``openat`` and ``fcntl(F_SETFL)``, and
+``openat2``, whose flags are in memory, answers ENOSYS.
 
 Arguments are compared on their low 32 bits, which is exact: the kernel reads these four as
 ``unsigned int`` (personality, ioctl's cmd) or keeps every flag in the low word (clone, unshare).
@@ -128,6 +143,8 @@ SOL_SOCKET, SO_COOKIE, SO_NETNS_COOKIE = 1, 57, 71
 PAGE_CACHE_PROBES = ("mincore", "cachestat")
 EXT4_IOC_GET_ES_CACHE = 0xC020662A
 XATTR_SETTERS = ("setxattr", "lsetxattr", "fsetxattr", "setxattrat")
+MADV_WILLNEED, F_SETFL = 3, 4
+O_DIRECT = {"x86_64": 0x4000, "aarch64": 0x10000}  # the flag's value differs by architecture
 
 # Syscall numbers per architecture: (AUDIT_ARCH value, x32 bit or None, name -> number).
 _X86_64 = {
@@ -148,6 +165,7 @@ _X86_64 = {
     "socket": 41, "socketpair": 53, "io_setup": 206, "mq_open": 240, "mincore": 27, "cachestat": 451,
     "fadvise64": 221, "preadv2": 327, "pwritev2": 328, "eventfd": 284, "eventfd2": 290, "fallocate": 285,
     "getsockopt": 55, "setsid": 112, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "setxattrat": 463,
+    "readahead": 187, "madvise": 28, "open": 2, "openat": 257, "openat2": 437,
 }  # fmt: skip
 _AARCH64 = {
     "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
@@ -165,6 +183,7 @@ _AARCH64 = {
     "fcntl": 25, "socket": 198, "socketpair": 199, "io_setup": 0, "mq_open": 180, "mincore": 232,
     "cachestat": 451, "fadvise64": 223, "preadv2": 286, "pwritev2": 287, "eventfd2": 19, "fallocate": 47,
     "getsockopt": 209, "setsid": 157, "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463,
+    "readahead": 213, "madvise": 233, "openat": 56, "openat2": 437,
 }  # fmt: skip
 # Newer than the libseccomp and headers this is checked against: the kernel's one number for every
 # architecture (new system calls share it since 5.1), checked in a sandbox run instead.
@@ -212,6 +231,7 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
     """The filter for ``arch`` (a key of ``ARCHES``) as raw BPF instructions; ``allowed``: names of
     ``DENIED`` to let through (the zygote's filter: :data:`ZYGOTE_NEEDS`)."""
     audit_arch, x32_bit, nr = ARCHES[arch]
+    o_direct = O_DIRECT[arch]
     p: list = [(_LD_ABS, _ARCH, None, None), (_JEQ, audit_arch, None, "kill"), (_LD_ABS, _NR, None, None)]
     if x32_bit is not None:
         p.append((_JGE, x32_bit, "eperm", None))
@@ -228,6 +248,11 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         (_JEQ, nr["ioctl"], "ioctl", None),
         *[(_JEQ, nr[name], "enosys", None) for name in PAGE_CACHE_PROBES],
         (_JEQ, nr["fadvise64"], "noop", None),
+        (_JEQ, nr["readahead"], "noop", None),
+        (_JEQ, nr["madvise"], "madvise", None),
+        *([(_JEQ, nr["open"], "open", None)] if "open" in nr else []),
+        (_JEQ, nr["openat"], "openat", None),
+        (_JEQ, nr["openat2"], "enosys", None),
         (_JEQ, nr["preadv2"], "rwf", None),
         (_JEQ, nr["pwritev2"], "rwf", None),
         (_JEQ, nr["fallocate"], "eopnotsupp", None),
@@ -237,6 +262,9 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         "sockopt", (_LD_ABS, _ARG1, None, None), (_JEQ, SOL_SOCKET, None, "allow"),
         (_LD_ABS, _ARG2, None, None), (_JEQ, SO_COOKIE, "enoprotoopt", None), (_JEQ, SO_NETNS_COOKIE, "enoprotoopt", "allow"),
         "rwf", (_LD_ABS, _ARG5, None, None), (_JSET, RWF_NOWAIT, "eopnotsupp", "allow"),
+        "madvise", (_LD_ABS, _ARG2, None, None), (_JEQ, MADV_WILLNEED, "noop", "allow"),
+        "open", (_LD_ABS, _ARG1, None, None), (_JSET, o_direct, "einval", "allow"),
+        "openat", (_LD_ABS, _ARG2, None, None), (_JSET, o_direct, "einval", "allow"),
         "flags", (_LD_ABS, _ARG0, None, None), (_JSET, CLONE_NEWUSER, "eperm", "allow"),
         "persona", (_LD_ABS, _ARG0, None, None),
         *[(_JEQ, v, "allow", None) for v in PERSONALITIES],
@@ -246,7 +274,8 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         (_JEQ, EXT4_IOC_GET_ES_CACHE, "enotty", "allow"),
         "fcntl", (_LD_ABS, _ARG1, None, None),
         *[(_JEQ, v, "enosys", None) for v in LOCK_CMDS],
-        (_JEQ, F_NOTIFY, "eperm", None), (_JEQ, F_SETLEASE, "eperm", "allow"),
+        (_JEQ, F_NOTIFY, "eperm", None), (_JEQ, F_SETLEASE, "eperm", None), (_JEQ, F_SETFL, None, "allow"),
+        (_LD_ABS, _ARG2, None, None), (_JSET, o_direct, "einval", "allow"),
         "family", (_LD_ABS, _ARG0, None, None), (_JEQ, AF_UNIX, "allow", None),
         (_RET, _ERRNO | errno.EAFNOSUPPORT, None, None),
         "allow", (_RET, _ALLOW, None, None),
@@ -256,6 +285,7 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         "eopnotsupp", (_RET, _ERRNO | errno.EOPNOTSUPP, None, None),
         "enoprotoopt", (_RET, _ERRNO | errno.ENOPROTOOPT, None, None),
         "enotty", (_RET, _ERRNO | errno.ENOTTY, None, None),
+        "einval", (_RET, _ERRNO | errno.EINVAL, None, None),
         "kill", (_RET, _KILL_PROCESS, None, None),
     ]  # fmt: skip
     return _assemble(p)
@@ -301,6 +331,7 @@ def docker_profile(arch: str) -> dict:
         return {"index": index, "value": value, "valueTwo": two, "op": op}
 
     masked = "SCMP_CMP_MASKED_EQ"
+    o_direct = O_DIRECT[arch]
     bits = [1 << i for i in range(32) if PERSONALITY_FLAGS >> i & 1]
     rules = [
         rule(list(DENIED), errno.EPERM),
@@ -313,7 +344,12 @@ def docker_profile(arch: str) -> dict:
         *[rule(["ioctl"], errno.EPERM, (1, cmd)) for cmd in (TIOCSTI, TIOCLINUX)],
         rule(["ioctl"], errno.ENOTTY, (1, EXT4_IOC_GET_ES_CACHE)),
         rule(list(PAGE_CACHE_PROBES), errno.ENOSYS),
-        rule(["fadvise64"], 0),
+        rule(["fadvise64", "readahead"], 0),
+        rule(["madvise"], 0, (2, MADV_WILLNEED)),
+        *([rule(["open"], errno.EINVAL, (1, o_direct, masked))] if "open" in names else []),
+        rule(["openat"], errno.EINVAL, (2, o_direct, masked)),
+        rule(["fcntl"], errno.EINVAL, (1, F_SETFL), (2, o_direct, masked)),
+        rule(["openat2"], errno.ENOSYS),
         rule(["preadv2", "pwritev2"], errno.EOPNOTSUPP, (5, RWF_NOWAIT, masked)),
         rule(["fallocate"], errno.EOPNOTSUPP),
         rule([c for c in XATTR_SETTERS if c not in UNRESOLVED], errno.EOPNOTSUPP),

@@ -34,6 +34,10 @@ from .identity import Identity
 from .workspace import RunDir
 
 WATCH_INTERVAL_S = 0.1
+# After reading output the loop waits this long before reading again, so the harness wakes at most
+# 100 times a second however the run splits its writes (one byte at a time cost the harness as
+# much CPU as the run: the sixth red team); the 1 MB pipes hold what comes meanwhile.
+READ_GAP_S = 0.01
 CPU_GRACE_S = 0.25
 _PIPE_SIZE = 1 << 20
 _SETTLE_S = 2.0
@@ -49,6 +53,9 @@ class Launcher(Protocol):
     wants_info: bool  # the command writes bwrap's ``--info-fd`` JSON to the fd passed to argv()
     exit_carries_signal: bool  # exit status 128+N means "the program died by signal N"
     leader_is_program: bool  # the started process execs the program (its rusage is the program's)
+    # The command sets the program's user and rlimits and counts its processes itself (a kernel of
+    # its own, gVisor): it is started as the harness, without prlimit, and no cgroup caps processes.
+    confines_itself: bool
     startup_cpu_s: float  # CPU spent outside the run to start it (``RunResult.startup_cpu_s``)
     pass_fds: tuple[int, ...]  # fds the command inherits; the supervisor closes its copies at start
 
@@ -104,7 +111,7 @@ def supervise(
     user: Identity | None = None,
 ) -> RunResult:
     """Run the launcher's command under ``limits``, as ``user`` if given; fill in ``result``."""
-    cg = RunCgroup.create(limits) if use_cgroups else None
+    cg = RunCgroup.create(limits, pids=not launcher.confines_itself) if use_cgroups else None
     result.uncharged = uncharged(cg)
     try:
         return _supervise(launcher, env, cwd, limits, rundir, result, cg, user)
@@ -114,9 +121,13 @@ def supervise(
 
 
 def _spawn(launcher, env, cwd, limits, cg: RunCgroup | None, user: Identity | None, info_w: int | None):
-    argv = _rlimit_argv(limits, cg, user.uid if user is not None else os.getuid()) + launcher.argv(info_w)
+    argv = launcher.argv(info_w)
+    drop: dict[str, Any] = {}
+    if not launcher.confines_itself:
+        argv = _rlimit_argv(limits, cg, user.uid if user is not None else os.getuid()) + argv
+        if user is not None:
+            drop = {"user": user.uid, "group": user.gid, "extra_groups": []}
     fds = tuple(launcher.pass_fds) + ((info_w,) if info_w is not None else ())
-    drop: dict[str, Any] = {"user": user.uid, "group": user.gid, "extra_groups": []} if user is not None else {}
     identity.fresh_session_keyring()
     try:
         with cg.spawning() if cg is not None else contextlib.nullcontext():
@@ -320,14 +331,18 @@ def _loop(proc, streams: dict[int, HeadTail], deadline, limits, rundir, cg, tree
             wait = min(deadline, next_check) - now
             if pidfd is None:
                 wait = min(wait, 0.01)
+            read = False
             for fd, _ in poller.poll(max(wait, 0) * 1000):
                 if fd == pidfd:
                     continue
                 chunk = os.read(fd, _PIPE_SIZE)
+                read = True
                 if chunk:
                     streams[fd].feed(chunk)
                 else:
                     poller.unregister(fd)
+            if read:
+                time.sleep(max(0.0, min(READ_GAP_S, deadline - time.monotonic())))
             if sum(s.total for s in streams.values()) > output_cap:
                 watch.output_limit_hit = True
                 return
