@@ -141,7 +141,8 @@ class Zygote:
             theirs.close()
             os.close(script)
         own = seccomp.filter_bytes(seccomp.ZYGOTE_NEEDS)
-        ours.send(json.dumps({"uid": uid, "gid": gid, "preload": list(preload),
+        ours.send(json.dumps({"uid": uid, "gid": gid, "sandbox_uid": SANDBOX_UID, "sandbox_gid": SANDBOX_UID,
+                              "preload": list(preload),
                               "seccomp": None if own is None else own.hex()}).encode())
         self.sock = ours
         self.runs = 0

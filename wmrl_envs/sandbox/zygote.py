@@ -65,6 +65,8 @@ FDS = ("gate", "stdout", "stderr", "outer_user", "user", "mnt", "net", "ipc", "u
 SYS_CLONE = {"x86_64": 56, "aarch64": 220}
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 24, 38, 22
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_READ = 47, 4, 23
+PR_SET_MM, PR_SET_MM_AUXV = 35, 12
+AT_UID, AT_EUID, AT_GID, AT_EGID = 11, 12, 13, 14
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 SECCOMP_MODE_FILTER = 2
 EXIT_GATE, EXIT_SETUP = 125, 126  # the run never started: the gate closed, or confinement failed
@@ -100,6 +102,27 @@ def _close_all_but(keep: set[int]) -> None:
                 os.close(fd)
             except OSError:
                 pass
+
+
+def _auxv_as_cold(uid: int, gid: int) -> None:
+    """Make the aux vector say what a cold program's says: exec'd as the sandbox's ``uid`` and
+    ``gid`` (bwrap execs it so), not as the root that started the zygote (runs are its forks, and
+    the vector is written at exec). libc's copy (``getauxval``) is on the initial stack, which any
+    process may write; the kernel's (``/proc/self/auxv``) takes CAP_SYS_RESOURCE, which a root
+    harness in a container often lacks (this project's machines do): then it is left."""
+    with open("/proc/self/auxv", "rb") as f:
+        raw = f.read()
+    words = (ctypes.c_uint64 * (len(raw) // 8)).from_buffer_copy(raw)
+    for i in range(0, len(words) - 1, 2):
+        if words[i] in (AT_UID, AT_EUID, AT_GID, AT_EGID):
+            words[i + 1] = uid if words[i] in (AT_UID, AT_EUID) else gid
+    _libc.prctl(PR_SET_MM, PR_SET_MM_AUXV, ctypes.addressof(words), ctypes.sizeof(words), 0)
+    with open("/proc/self/maps") as f:
+        span = next(line.split()[0] for line in f if line.rstrip().endswith("[stack]"))
+    start, end = (int(x, 16) for x in span.split("-"))
+    at = ctypes.string_at(start, end - start).find(raw)
+    if at >= 0:
+        ctypes.memmove(start + at, words, len(raw))
 
 
 def _confine(spec: dict, fd: dict[str, int]) -> None:
@@ -497,6 +520,7 @@ def main() -> None:
     if threads != 1:
         sock.send(json.dumps({"error": f"{threads} threads after the imports: a fork would deadlock"}).encode())
         return
+    _auxv_as_cold(config["sandbox_uid"], config["sandbox_gid"])
     if os.getuid() != uid:  # started as root: keep nothing of it but what bubblewrap's namespaces grant
         cap_last = int(open("/proc/sys/kernel/cap_last_cap").read())
         for cap in range(cap_last + 1):
