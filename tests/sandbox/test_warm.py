@@ -178,7 +178,8 @@ DOCUMENTED = {"ppid", "pgrp", "sid", "warnings", "environ_after_imports"}
 # The kernel's copy of the aux vector says the zygote was exec'd by root where the harness may not
 # rewrite it (no CAP_SYS_RESOURCE in its bounding set, as on this project's machines).
 CAP_SYS_RESOURCE = 24
-if not int(next(line for line in open("/proc/self/status") if line.startswith("CapBnd")).split()[1], 16) >> CAP_SYS_RESOURCE & 1:
+_BOUNDING = int(next(line for line in open("/proc/self/status") if line.startswith("CapBnd")).split()[1], 16)
+if not _BOUNDING >> CAP_SYS_RESOURCE & 1:
     DOCUMENTED |= {"proc_auxv_ids"}
 
 
