@@ -75,7 +75,7 @@ class CompareConfig:
                                metavar="S")
     workers: int = option(2, "programs run at once, end to end: the sandbox's slots and the episodes in flight, "
                           "in training and evaluation (text envs)", metavar="N")
-    executor: str = option("auto", "sandbox backend: auto, warm, bwrap, docker, ray, local", metavar="NAME")
+    executor: str = option("auto", "sandbox backend: auto, warm, bwrap, gvisor, docker, ray, local", metavar="NAME")
     out: str | None = option(None, "the run folder: DIR/config.yaml, DIR/results.json, DIR/compare.png; rerun with "
                              "the same folder to resume (other settings are refused)", metavar="DIR")
     world_model: str | None = option(

@@ -107,7 +107,7 @@ def check_vllm() -> str | None:
 
 def check_executor(name: str) -> str | None:
     """Whether sandbox backend ``name`` can run programs here (``auto``: warm, bwrap or docker can)."""
-    from wmrl_envs.sandbox.factory import BACKENDS, available_backends
+    from wmrl_envs.sandbox.factory import BACKENDS, available_backends, backend_status
 
     if name not in ("auto", *BACKENDS):
         return f"unknown executor {name!r}: choose one of auto, {', '.join(BACKENDS)}"
@@ -117,11 +117,10 @@ def check_executor(name: str) -> str | None:
         return probe()
     if name == "local":
         return None
-    reasons = available_backends()
     if name != "auto":
-        if reasons[name] is None:
-            return None
-        return f"the {name} sandbox does not work here ({reasons[name]}): fix it or pick another --executor"
+        why = backend_status(name)
+        return None if why is None else f"the {name} sandbox does not work here ({why}): fix it or pick another --executor"
+    reasons = available_backends()
     if any(why is None for why in reasons.values()):
         return None
     detail = "; ".join(f"{k}: {v}" for k, v in reasons.items())

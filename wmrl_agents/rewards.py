@@ -19,7 +19,7 @@ Environment variables (all optional):
                        WMRL's mixing; unset: every completion runs for real
     WMRL_ANCHOR_RATE   share of groups executed for real under a world model (default 0.1)
     WMRL_STATE_PATH    the mixing state file: anchor pairs survive a restart, processes share them
-    WMRL_EXECUTOR      sandbox backend: auto, warm, bwrap, docker, ray (cluster: RAY_ADDRESS), local
+    WMRL_EXECUTOR      sandbox backend: auto, warm, bwrap, gvisor, docker, ray (cluster: RAY_ADDRESS), local
     WMRL_WORKERS       programs the sandbox runs at once per process (default 2)
     WMRL_CONCURRENCY   completions scored at once per process (default 16): predicted ones take no
                        sandbox slot, and concurrent predictions share one world-model batch

@@ -67,7 +67,7 @@ class TrainConfig:
     vllm_mode: str = option("colocate", "trl trainer: colocate (vLLM shares the training GPUs) or server "
                              "(`trl vllm-serve` at --vllm-server)", choices=("colocate", "server"))
     vllm_server: str = option("http://127.0.0.1:8000", "base URL of `trl vllm-serve` (vllm_mode=server)")
-    executor: str = option("auto", "sandbox backend: auto, warm, bwrap, docker, ray, local")
+    executor: str = option("auto", "sandbox backend: auto, warm, bwrap, gvisor, docker, ray, local")
     ray_address: str | None = option(None, "Ray cluster for --executor ray (default: $RAY_ADDRESS)")
     workers: int = option(2, "programs the sandbox runs at once (a generation batch's episodes run concurrently)")
     time_limit: float | None = option(None, "CPU-seconds a program may run (wall: 4x; default: the task's)")

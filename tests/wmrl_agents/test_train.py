@@ -204,12 +204,16 @@ def test_model_folders(tiny_llm_path, tmp_path):
 def test_executor_checks(monkeypatch):
     import wmrl_envs.sandbox.factory as factory
 
-    assert health.check_executor("magic") == ("unknown executor 'magic': choose one of auto, warm, bwrap, docker, "
-                                              "ray, local")
+    assert health.check_executor("magic") == ("unknown executor 'magic': choose one of auto, warm, bwrap, gvisor, "
+                                              "docker, ray, local")
+    status = {"warm": None, "bwrap": None, "docker": "no engine", "gvisor": "gVisor is not installed"}
+    monkeypatch.setattr(factory, "backend_status", status.get)
     monkeypatch.setattr(factory, "available_backends",
                         lambda: {"warm": None, "bwrap": None, "docker": "no engine"})
     assert health.check_executor("auto") is None and health.check_executor("warm") is None
     assert health.check_executor("docker") == "the docker sandbox does not work here (no engine): " \
+                                               "fix it or pick another --executor"
+    assert health.check_executor("gvisor") == "the gvisor sandbox does not work here (gVisor is not installed): " \
                                                "fix it or pick another --executor"
     monkeypatch.setattr(factory, "available_backends",
                         lambda: {"warm": "no userns", "bwrap": "no userns", "docker": "no engine"})

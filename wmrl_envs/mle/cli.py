@@ -183,7 +183,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--task", required=True, help="task id (see `wmrl tasks`)")
     p.add_argument("--suite", default="offline", help="offline, dsbench, or a data path")
     p.add_argument(
-        "--executor", default="auto", help="sandbox backend (auto, warm, bwrap, docker, local)"
+        "--executor", default="auto", help="sandbox backend (auto, warm, bwrap, gvisor, docker, local)"
     )
     p.add_argument(
         "--reward-mode",

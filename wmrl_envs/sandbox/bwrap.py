@@ -141,6 +141,9 @@ class _BwrapLauncher:
             a += ["--setenv", k, v]
         return a + ["--", *self.cmd]
 
+    def host_tasks(self, limits: Limits) -> int:
+        return limits.max_procs
+
     def confine(self, pid: int, info: Mapping) -> list[int]:
         # The sandbox's init: everything the program starts descends from it. The outer
         # bwrap only waits for it and is killed by process group.

@@ -192,8 +192,9 @@ class RunCgroup:
         self._inherited: set[Hierarchy] = set()
 
     @classmethod
-    def create(cls, limits: Limits, pids: bool = True) -> RunCgroup | None:
-        """The run's groups with ``limits`` applied (``pids=False``: no process cap), or None."""
+    def create(cls, limits: Limits, tasks: int | None = None) -> RunCgroup | None:
+        """The run's groups with ``limits`` applied, at most ``tasks`` host processes and threads
+        (default ``limits.max_procs``), or None."""
         hs = hierarchies()
         if not hs:
             return None
@@ -205,7 +206,7 @@ class RunCgroup:
                 d.mkdir()
                 dirs[h] = d
             cg = cls(dirs)
-            cg._apply(limits, pids)
+            cg._apply(limits, limits.max_procs if tasks is None else tasks)
             return cg
         except OSError as e:
             log.warning("cgroup setup failed (%s); falling back to rlimits", e)
@@ -219,7 +220,7 @@ class RunCgroup:
                 return h.version, d
         return None
 
-    def _apply(self, limits: Limits, pids: bool) -> None:
+    def _apply(self, limits: Limits, tasks: int) -> None:
         mem = limits.memory_mb * MiB
         if m := self._dir("memory"):
             v, d = m
@@ -230,8 +231,8 @@ class RunCgroup:
             else:
                 (d / "memory.limit_in_bytes").write_text(str(mem))
                 _write_if_present(d / "memory.memsw.limit_in_bytes", str(mem))
-        if pids and (p := self._dir("pids")):
-            (p[1] / "pids.max").write_text(str(limits.max_procs))
+        if p := self._dir("pids"):
+            (p[1] / "pids.max").write_text(str(tasks))
         if c := self._dir("cpu"):
             v, d = c
             period = 100_000

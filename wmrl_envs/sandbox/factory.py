@@ -26,9 +26,14 @@ def _backend(name: str):
     return getattr(importlib.import_module(module), cls)
 
 
+def backend_status(name: str) -> str | None:
+    """None if backend ``name`` works here, else why not."""
+    return _backend(name).probe()
+
+
 def available_backends() -> dict[str, str | None]:
-    """Each isolating backend's status here: None if it works, else why not."""
-    return {name: _backend(name).probe() for name in _AUTO_ORDER}
+    """The status of each backend ``auto`` may pick: None if it works, else why not."""
+    return {name: backend_status(name) for name in _AUTO_ORDER}
 
 
 def make_executor(

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
 
-from . import cgroups, procfs, program
+from . import cgroups, identity, procfs, program
 from .base import Job, Limits, RunResult
 from .bwrap import _ETC, SANDBOX_UID, BwrapExecutor
 from .cgroups import RunCgroup
@@ -44,6 +44,7 @@ from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir
 SANDBOX_USER = Identity(SANDBOX_UID, SANDBOX_UID, "nobody")
 PLATFORM = "ptrace"  # needs no /dev/kvm; "kvm" did not start inside this project's VM
 _GATE = 'read -r _ && exec "$0" "$@"'  # the supervisor's gate: wait on stdin until confined
+SENTRY_TASKS, SENTRY_TASKS_PER_PROC = 128, 32
 
 
 def runsc_path() -> str | None:
@@ -69,13 +70,13 @@ def _bind(source: Path | str, dest: Path | str, writable: bool = False) -> dict:
             "options": ["rbind", "rw" if writable else "ro"]}
 
 
-def oci_config(rundir: RunDir, binds, data: Path, hide, env: Mapping[str, str], cmd: list[str],
+def oci_config(rundir: RunDir, system, binds, data: Path, hide, env: Mapping[str, str], cmd: list[str],
                limits: Limits) -> dict:
-    """The OCI runtime config of one run (pure but for reading which host paths exist)."""
-    mounts = [{"destination": "/proc", "type": "proc", "source": "proc"},
-              {"destination": "/dev", "type": "tmpfs", "source": "tmpfs"},
-              _bind("/usr", "/usr")]
-    mounts += [_bind(f, f) for f in _ETC if os.path.exists(f)]
+    """The OCI runtime config of one run (pure). ``system``, ``binds``: ``(host source, path
+    inside)`` pairs bound read-only, before and after the run's ``/tmp``."""
+    mounts: list[dict] = [{"destination": "/proc", "type": "proc", "source": "proc"},
+              {"destination": "/dev", "type": "tmpfs", "source": "tmpfs"}]
+    mounts += [_bind(src, dest) for src, dest in system]
     mounts += [_bind(rundir.tmp, "/tmp", True), _bind(rundir.shm, "/dev/shm", True)]
     mounts += [_bind(src, dest) for src, dest in binds]
     mounts += [_bind(rundir.workspace, SANDBOX_WORKSPACE, True), _bind(data, f"{SANDBOX_WORKSPACE}/data"),
@@ -143,6 +144,13 @@ class _RunscLauncher:
                  "--ignore-cgroups"]  # it stays in the run's groups, where the supervisor put the gate
         return ["/bin/sh", "-c", _GATE, *runsc, "run", f"--bundle={self.bundle}", f"wmrl-{uuid.uuid4().hex}"]
 
+    def host_tasks(self, limits: Limits) -> int:
+        """The Sentry's host threads grow with the program's processes (on the ptrace platform ~101
+        idle, ~8 a forked process, ~25 an exec'd one: 1,581 for 63 interpreters) and with its
+        blocked I/O: capped, so that one run cannot take the host's pids (the seventh red team grew
+        one to 867 with asynchronous reads under ``max_procs=16``)."""
+        return SENTRY_TASKS_PER_PROC * limits.max_procs + SENTRY_TASKS
+
     def confine(self, pid: int, info: Mapping) -> list[int]:
         return [pid]  # the gate's shell: runsc, the Sentry and the gofer descend from it
 
@@ -174,7 +182,14 @@ class GvisorExecutor(BwrapExecutor):
     def run(self, job: Job) -> RunResult:
         return self._run(job, SANDBOX_USER)
 
+    def _source(self, path: Path, who: Identity | None) -> Path:
+        # Always through a read-only bind on the host: the gofer opens the host's files, and a
+        # read through a writable mount writes their access time, which any later run reads with
+        # stat (the seventh red team carried 384 of 384 bits so); bwrap's binds are read-only.
+        return identity.stage(self.workdir).readonly(path)
+
     def _launcher(self, options: functools.partial, env: dict[str, str], cmd: list[str], job: Job, limits: Limits,
                   who: Identity | None):
         rundir, binds, data, hide = options.args  # bwrap_args' inputs: the layout
-        return _RunscLauncher(rundir, oci_config(rundir, binds, data, hide, env, cmd, limits))
+        system = [(self._source(Path(p), who), p) for p in ("/usr", *_ETC) if os.path.exists(p)]
+        return _RunscLauncher(rundir, oci_config(rundir, system, binds, data, hide, env, cmd, limits))

@@ -176,10 +176,14 @@ class Stage:
         atexit.register(self.close)
 
     def path_for(self, path: Path, who: Identity) -> Path:
-        """``path`` itself if ``who`` reaches it, else a staged read-only bind of it."""
+        """``path`` itself if ``who`` reaches it, else :meth:`readonly`."""
         path = Path(path)
-        if reachable(path, who):
-            return path
+        return path if reachable(path, who) else self.readonly(path)
+
+    def readonly(self, path: Path) -> Path:
+        """A read-only bind of ``path`` below this stage, made once: reads through it never write
+        the host's inode (a read-only mount updates no access time)."""
+        path = Path(path)
         with self._lock:
             if path not in self._staged:
                 target = self.root / str(len(self._staged))

@@ -37,6 +37,9 @@ class _LocalLauncher:
     def argv(self, info_fd: int | None) -> list[str]:
         return ["/bin/sh", "-c", _GATE, "wmrl-gate", *self.cmd]
 
+    def host_tasks(self, limits: Limits) -> int:
+        return limits.max_procs
+
     def confine(self, pid: int, info: Mapping) -> list[int]:
         return [pid]
 

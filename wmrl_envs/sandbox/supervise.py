@@ -54,12 +54,16 @@ class Launcher(Protocol):
     exit_carries_signal: bool  # exit status 128+N means "the program died by signal N"
     leader_is_program: bool  # the started process execs the program (its rusage is the program's)
     # The command sets the program's user and rlimits and counts its processes itself (a kernel of
-    # its own, gVisor): it is started as the harness, without prlimit, and no cgroup caps processes.
+    # its own, gVisor): it is started as the harness, without prlimit.
     confines_itself: bool
     startup_cpu_s: float  # CPU spent outside the run to start it (``RunResult.startup_cpu_s``)
     pass_fds: tuple[int, ...]  # fds the command inherits; the supervisor closes its copies at start
 
     def argv(self, info_fd: int | None) -> list[str]: ...
+
+    def host_tasks(self, limits: Limits) -> int:
+        """The run's cap on host processes and threads (its pids cgroup)."""
+        ...
 
     def confine(self, pid: int, info: Mapping) -> list[int]:
         """Processes to put into cgroups and rlimits before the gate opens."""
@@ -111,8 +115,8 @@ def supervise(
     user: Identity | None = None,
 ) -> RunResult:
     """Run the launcher's command under ``limits``, as ``user`` if given; fill in ``result``."""
-    cg = RunCgroup.create(limits, pids=not launcher.confines_itself) if use_cgroups else None
-    result.uncharged = uncharged(cg)
+    cg = RunCgroup.create(limits, launcher.host_tasks(limits)) if use_cgroups else None
+    result.uncharged = uncharged(cg, own_kernel=launcher.confines_itself)
     try:
         return _supervise(launcher, env, cwd, limits, rundir, result, cg, user)
     finally:
@@ -274,13 +278,14 @@ def _confine(pids: list[int], cg: RunCgroup | None) -> None:
             cg.add(pid)
 
 
-def uncharged(cg: RunCgroup | None) -> str:
-    """What a run makes the kernel hold or do that this host's accounting does not charge to it."""
+def uncharged(cg: RunCgroup | None, own_kernel: bool = False) -> str:
+    """What a run makes the kernel hold or do that this host's accounting does not charge to it.
+    ``own_kernel``: the run's kernel objects live in its own kernel's memory (gVisor's Sentry)."""
     memory = cg.memory_version if cg is not None else None
     parts = {None: ["kernel memory (no memory cgroup: the watcher sees the processes' own)"],
              1: ["AF_UNIX socket buffers (cgroup v1 charges no socket memory; bounded by "
                  f"{NOFILE} descriptors)"],
-             2: []}[memory]
+             2: []}[memory] if not own_kernel else []
     if cg is None or not cg.limits_disk:
         parts.append("disk bandwidth (no I/O cgroup controller: reads of the host's disks are not capped)")
     return "; ".join([*parts, "kernel threads' CPU done for the run (e.g. the AF_UNIX socket GC)"])
