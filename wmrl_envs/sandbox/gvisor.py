@@ -37,10 +37,10 @@ from typing import cast
 
 from . import cgroups, identity, procfs, program
 from .base import Job, Limits, RunResult
-from .bwrap import _ETC, SANDBOX_UID, BwrapExecutor
+from .bwrap import _ETC, _TOP_LEVEL, SANDBOX_UID, BwrapExecutor
 from .cgroups import RunCgroup
 from .identity import Identity
-from .supervise import Leader, rlimits
+from .supervise import Leader, program_rlimits
 from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir
 
 SANDBOX_USER = Identity(SANDBOX_UID, SANDBOX_UID, "nobody")
@@ -86,7 +86,8 @@ def oci_config(rundir: RunDir, system, binds, data: Path, hide, env: Mapping[str
     for h in hide:
         mounts.append({"destination": str(h), "type": "tmpfs", "source": "tmpfs", "options": ["ro"]}
                       if h.is_dir() else _bind("/dev/null", h))
-    limits_in = rlimits(limits, None, SANDBOX_UID) | {"RLIMIT_NPROC": (limits.max_procs,) * 2}
+    # The Sentry counts the program's processes alone: RLIMIT_NPROC is max_procs, no host scan.
+    limits_in = program_rlimits(limits) | {"RLIMIT_NPROC": (limits.max_procs,) * 2}
     caps: dict[str, list[str]] = {k: [] for k in ("bounding", "effective", "permitted", "inheritable", "ambient")}
     return {
         "ociVersion": "1.0.0",
@@ -108,11 +109,11 @@ def oci_config(rundir: RunDir, system, binds, data: Path, hide, env: Mapping[str
 
 
 def _skeleton(rootfs: Path, mounts: list[dict]) -> None:
-    """The read-only root: the top-level links of the host, and a mount point for every mount."""
-    for d in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        host = Path("/") / d
-        if host.is_symlink():
-            (rootfs / d).symlink_to(os.readlink(host))
+    """The read-only root: the host's top-level links (its top-level folders are mounts, as in
+    bwrap), and a mount point for every mount."""
+    for d in _TOP_LEVEL:
+        if os.path.islink(d):
+            (rootfs / d.lstrip("/")).symlink_to(os.readlink(d))
     for m in mounts:
         point = rootfs / m["destination"].lstrip("/")
         if point.is_symlink() or point.exists():
@@ -193,5 +194,6 @@ class GvisorExecutor(BwrapExecutor):
     def _launcher(self, options: functools.partial, env: dict[str, str], cmd: list[str], job: Job, limits: Limits,
                   who: Identity | None):
         rundir, binds, data, hide = options.args  # bwrap_args' inputs: the layout
-        system = [(self._source(Path(p), who), p) for p in ("/usr", *_ETC) if os.path.exists(p)]
+        top = [d for d in _TOP_LEVEL if os.path.isdir(d) and not os.path.islink(d)]  # bwrap binds these too
+        system = [(self._source(Path(p), who), p) for p in ("/usr", *top, *_ETC) if os.path.exists(p)]
         return _RunscLauncher(rundir, oci_config(rundir, system, binds, data, hide, env, cmd, limits))

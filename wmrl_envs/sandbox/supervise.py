@@ -291,11 +291,17 @@ def uncharged(cg: RunCgroup | None, own_kernel: bool = False) -> str:
     return "; ".join([*parts, "kernel threads' CPU done for the run (e.g. the AF_UNIX socket GC)"])
 
 
-def rlimits(limits: Limits, cg: RunCgroup | None, uid: int) -> dict[str, tuple[int, int]]:
-    """The run's rlimits, ``resource.RLIMIT_*`` name -> (soft, hard)."""
+def program_rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
+    """The rlimits of every run's program, ``resource.RLIMIT_*`` name -> (soft, hard); the process
+    count is the backend's (:func:`rlimits` on the host's kernel)."""
     cpu = math.ceil(limits.cpu_s)
-    out = {"RLIMIT_CPU": (cpu, cpu + 1), "RLIMIT_FSIZE": (limits.file_mb * MiB,) * 2, "RLIMIT_CORE": (0, 0),
-           "RLIMIT_NOFILE": (NOFILE, NOFILE)}
+    return {"RLIMIT_CPU": (cpu, cpu + 1), "RLIMIT_FSIZE": (limits.file_mb * MiB,) * 2, "RLIMIT_CORE": (0, 0),
+            "RLIMIT_NOFILE": (NOFILE, NOFILE)}
+
+
+def rlimits(limits: Limits, cg: RunCgroup | None, uid: int) -> dict[str, tuple[int, int]]:
+    """The run's rlimits on the host's kernel, ``resource.RLIMIT_*`` name -> (soft, hard)."""
+    out = program_rlimits(limits)
     if cg is None or not cg.limits_pids:
         # RLIMIT_NPROC counts all processes of the uid, not of this run: allow what runs now.
         mine = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owned(p, uid))
