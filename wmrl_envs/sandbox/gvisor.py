@@ -60,9 +60,10 @@ def probe() -> str | None:
     if exe is None:
         return "gVisor is not installed (apt-get install runsc)"
     if os.geteuid() != 0:
-        return "runsc needs a root harness"
+        return "runsc needs a root harness: run as root, or pick the warm or bwrap backend"
     if not any("memory" in h.controllers for h in cgroups.hierarchies()):
-        return "no writable memory cgroup: a run's memory lives in its Sentry, which only a cgroup limits"
+        return ("no writable memory cgroup: a run's memory lives in its Sentry, which only a cgroup limits; "
+                "run where /sys/fs/cgroup is writable, or pick the warm or bwrap backend")
     argv = [exe, "--network=none", f"--platform={PLATFORM}", "--ignore-cgroups", "do", "/bin/true"]
     return program.trial_run(argv, "runsc", "start a sandbox", timeout=60)
 
