@@ -362,6 +362,7 @@ def test_local_backend_contains_processes(name, use_cgroups, ctx):
     assert_nothing_left(r, ctx)
 
 
+DEEP = "for _ in range(1200):\n    os.mkdir('d')\n    os.chdir('d')"
 FORGED = {  # a program that ends the way a limit would end it, without reaching the limit
     "exit_152": "import sys\nsys.exit(152)",  # 128 + SIGXCPU
     "exit_153": "import sys\nsys.exit(153)",  # 128 + SIGXFSZ
@@ -371,6 +372,9 @@ FORGED = {  # a program that ends the way a limit would end it, without reaching
     "self_sigkill": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
     # the third red team: a file *sized* at the limit holds no data (truncate), then one byte past it
     "sparse_file_at_the_limit": "f = open('big', 'wb')\nf.truncate(64 << 20)\nf.seek(64 << 20)\nf.write(b'x')\nf.flush()",
+    # the eighth red team: folders nested past the harness's recursion limit made the verdict's
+    # search for a file at the limit raise RecursionError out of run()
+    "says_efbig_in_deep_folders": f"import os, sys\n{DEEP}\nprint('File too large', file=sys.stderr)\nsys.exit(1)",
 }
 
 
@@ -381,6 +385,14 @@ def test_a_program_cannot_forge_a_limit_verdict(executor, ctx, name):
     r = executor.run(Job(code=FORGED[name], data_dir=ctx.public))
     assert r.exit_code != 0 and not r.ok
     assert not r.cpu_limit_hit and not r.fsize_limit_hit and not r.oom_killed and not r.timed_out, r
+
+
+def test_a_file_at_the_limit_deep_in_nested_folders_is_found(executor, ctx):
+    """The verdict's walk is a loop: a real hit 1,200 folders down is a hit (the eighth red team's
+    program made run() raise RecursionError instead)."""
+    code = f"import os\n{DEEP}\n" + attacks.BIG_FILE
+    r = executor.run(Job(code=code, data_dir=ctx.public))
+    check_big_file(r, ctx)
 
 
 DRIP = """

@@ -23,6 +23,7 @@ import os
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from . import mounts, teardown
@@ -127,17 +128,11 @@ class RunDir:
 
     def largest_file(self) -> int:
         """The bytes the largest regular file the program left in its workspace, /tmp or /dev/shm
-        holds: what it wrote, not its size (a file truncated to any size holds nothing)."""
-        largest = 0
-        for top, _, files in os.walk(self.fs):
-            for name in files:
-                try:
-                    st = os.lstat(os.path.join(top, name))
-                except OSError:
-                    continue
-                if stat.S_ISREG(st.st_mode):
-                    largest = max(largest, min(st.st_size, st.st_blocks * 512))
-        return largest
+        holds: what it wrote, not its size (a file truncated to any size holds nothing). The walk
+        is a loop, not a recursion, so folders nested past the interpreter's recursion limit are
+        counted (the eighth red team); one past ``PATH_MAX`` is not seen."""
+        return max((min(st.st_size, st.st_blocks * 512) for st in _entries(self.fs) if stat.S_ISREG(st.st_mode)),
+                   default=0)
 
     def collect(self, names: tuple[str, ...], max_bytes: int) -> tuple[dict[str, bytes], dict[str, str]]:
         """Regular files named in ``names`` (relative to the workspace), each at most ``max_bytes``.
@@ -167,7 +162,12 @@ class RunDir:
 
 def _du(root: Path, until: float) -> int:
     """Disk blocks below ``root`` (not following links), counted until the clock reaches ``until``."""
-    total = 0
+    return sum(st.st_blocks * 512 for st in _entries(root, until))
+
+
+def _entries(root: Path, until: float = float("inf")) -> Iterator[os.stat_result]:
+    """The ``lstat`` of everything below ``root``, depth first with a stack of its own, until the
+    clock reaches ``until``; what cannot be read is skipped."""
     stack = [str(root)]
     while stack and time.monotonic() < until:
         try:
@@ -180,10 +180,9 @@ def _du(root: Path, until: float) -> int:
                     st = e.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                total += st.st_blocks * 512
+                yield st
                 if stat.S_ISDIR(st.st_mode):
                     stack.append(e.path)
-    return total
 
 
 def _read_beneath(root: Path, name: str, max_bytes: int) -> tuple[bytes | None, str | None]:
