@@ -23,7 +23,7 @@ import pytest
 
 from wmrl_envs.sandbox import Job, make_executor
 
-from .conftest import SMALL, bwrap_or_skip
+from .conftest import SMALL, bwrap_or_skip, gvisor_or_skip
 
 WINDOW = replace(SMALL, wall_s=30, cpu_s=10)
 
@@ -482,3 +482,41 @@ def test_the_sixth_red_teams_probes_are_closed(ex_name, task):
     assert out["o_direct"] == out["setfl_direct"] == "EINVAL" and out["setfl_nonblock"] == "ok"
     assert out["readahead"] == out["willneed"] == "ok"  # advice, taken and not acted on
     assert out["openat2"] == "ENOSYS"
+
+
+EIGHTH = _COMMON + r'''
+fd = os.open("data/train.csv", os.O_RDONLY)
+for _ in range(4000):
+    attempt("fsync", lambda: os.fsync(fd))
+    attempt("fdatasync", lambda: os.fdatasync(fd))
+attempt("sync", os.sync)
+print(json.dumps(out))
+'''
+
+
+def _flushes(path) -> int:
+    """Cache flushes the disk holding ``path`` has completed (field 15 of the block layer's stat)."""
+    dev = os.stat(path).st_dev
+    stat_file = f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}/stat"
+    if not os.path.exists(stat_file):
+        pytest.skip(f"{path} is not on a block device: no disk flushes to count")
+    return int(open(stat_file).read().split()[15])
+
+
+@pytest.mark.parametrize("ex_name", ["bwrap", "warm", "gvisor"])
+def test_the_eighth_red_teams_flush_storm_is_closed(ex_name, task):
+    """fsync of a file on the host's disk, opened read-only through a read-only bind, made ext4
+    flush the disk's cache once a call (134,000 flushes in 5 s); a run's writes all land on its
+    memory file system, so sync, fsync and their kin return 0 without being made: by the run's
+    filter, and under gVisor by one on the Sentry and its gofer, which made the same calls on
+    the host for the program. 8,000 calls here made ~8,000 flushes before on each backend; the
+    allowance is for the host's own writes meanwhile."""
+    gvisor_or_skip() if ex_name == "gvisor" else bwrap_or_skip()
+    public, _ = task
+    before = _flushes(public)
+    r = make_executor(ex_name, limits=WINDOW).run(Job(code=EIGHTH, data_dir=public, limits=WINDOW))
+    flushed = _flushes(public) - before
+    assert r.exit_code == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout)
+    assert out["fsync"] == out["fdatasync"] == out["sync"] == "ok"
+    assert flushed < 2000

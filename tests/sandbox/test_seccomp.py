@@ -151,6 +151,9 @@ def test_filter_decisions(arch):
     assert _run(prog, nr["fcntl"], audit_arch, (3, seccomp.F_SETFL, 0o4000, 0, 0, 0)) == allow  # O_NONBLOCK
     assert _run(prog, nr["fcntl"], audit_arch, (3, 2, o_direct, 0, 0, 0)) == allow  # F_SETFD: another command
     assert _run(prog, nr["openat2"], audit_arch) == enosys
+    # The eighth red team: fsync and sync make the host's disk flush its cache
+    for name in seccomp.DURABILITY:
+        assert _run(prog, nr[name], audit_arch, (3, 0, 4096, 0, 0, 0)) == 0x50000, name
     assert _run(prog, 11, 0x40000003) == 0x80000000  # an i386 syscall: kill
     if x32 is not None:
         assert _run(prog, x32 | nr["keyctl"], audit_arch) == eperm
@@ -249,6 +252,7 @@ def test_docker_profile_decides_as_the_bwrap_filter():
     probes += [(nr["openat"], (3, 0, f, 0, 0, 0)) for f in (0, 0o100, o_direct, o_direct | 0o2000000)]
     probes += [(nr["open"], (0, f, 0, 0, 0, 0)) for f in (0, o_direct | 1) if "open" in nr]
     probes += [(nr["fcntl"], (3, c, f, 0, 0, 0)) for c in (2, 4) for f in (0, 0o4000, o_direct)]
+    probes += [(nr[c], (3, 0, 4096, 4, 0, 0)) for c in seccomp.DURABILITY]
     decisions = [(_run(ours, n, audit_arch, a), _run_any(theirs, n, audit_arch, a)) for n, a in probes]
     assert [d for d in decisions if d[0] != d[1]] == []
     assert sum(d[0] != 0x7FFF0000 for d in decisions) > 60  # the probes do reach the refusals
@@ -271,3 +275,16 @@ def test_the_zygotes_filter_is_the_programs_less_what_cloning_needs(arch):
     nr = seccomp.ARCHES[arch][2]
     needed = [name for name in seccomp.ZYGOTE_NEEDS if name in nr]
     assert len(runs) - len(zygote) == 8 * len(needed) > 0  # one jump each, 8 bytes a BPF instruction
+
+
+@pytest.mark.parametrize("arch", sorted(seccomp.ARCHES))
+def test_the_sentrys_filter_drops_durability_calls_and_allows_the_rest(arch):
+    """gVisor's Sentry and gofer make a run's fsync on the host: under this filter it returns 0
+    unmade, and every call gVisor itself needs (ptrace, mount, ...) goes through."""
+    audit_arch, _, nr = seccomp.ARCHES[arch]
+    prog = seccomp.durability_program(arch)
+    for name in seccomp.DURABILITY:
+        assert _run(prog, nr[name], audit_arch, (3, 0, 4096, 0, 0, 0)) == 0x50000, name
+    for name in ("ptrace", "mount", "openat", "clone", "setns", "io_uring_setup"):
+        assert _run(prog, nr[name], audit_arch) == 0x7FFF0000, name
+    assert _run(prog, nr["fsync"], 0x40000003) == 0x7FFF0000  # another architecture's numbers mean other calls

@@ -28,14 +28,16 @@ from __future__ import annotations
 import functools
 import json
 import os
+import platform
 import shutil
 import subprocess
+import sys
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
 
-from . import cgroups, identity, procfs, program
+from . import cgroups, identity, procfs, program, seccomp
 from .base import Job, Limits, RunResult
 from .bwrap import _ETC, _TOP_LEVEL, SANDBOX_UID, BwrapExecutor
 from .cgroups import RunCgroup
@@ -46,6 +48,17 @@ from .workspace import SANDBOX_PROGRAM, SANDBOX_WORKSPACE, RunDir
 SANDBOX_USER = Identity(SANDBOX_UID, SANDBOX_UID, "nobody")
 PLATFORM = "ptrace"  # needs no /dev/kvm; "kvm" did not start inside this project's VM
 _GATE = 'read -r _ && exec "$0" "$@"'  # the supervisor's gate: wait on stdin until confined
+# Loads a seccomp filter (hex, argv[1]) and execs argv[2:]: runsc, and the Sentry and gofer it
+# starts, inherit it (seccomp.durability_program: the gofer's fsync of a host file flushed the disk).
+_WITH_FILTER = """import ctypes, os, sys
+code = bytes.fromhex(sys.argv[1])
+class Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.prctl(22, 2, ctypes.byref(Prog(len(code) // 8, code)), 0, 0):  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+    raise OSError(ctypes.get_errno(), "seccomp")
+os.execv(sys.argv[2], sys.argv[2:])
+"""
 SENTRY_TASKS, SENTRY_TASKS_PER_PROC = 128, 32
 
 
@@ -146,7 +159,10 @@ class _RunscLauncher:
     def argv(self, info_fd: int | None) -> list[str]:
         runsc = [runsc_path() or "runsc", f"--root={self.state}", "--network=none", f"--platform={PLATFORM}",
                  "--ignore-cgroups"]  # it stays in the run's groups, where the supervisor put the gate
-        return ["/bin/sh", "-c", _GATE, *runsc, "run", f"--bundle={self.bundle}", f"wmrl-{uuid.uuid4().hex}"]
+        arch = platform.machine()
+        loader = ([sys.executable, "-I", "-c", _WITH_FILTER, seccomp.durability_program(arch).hex()]
+                  if arch in seccomp.ARCHES else [])
+        return ["/bin/sh", "-c", _GATE, *loader, *runsc, "run", f"--bundle={self.bundle}", f"wmrl-{uuid.uuid4().hex}"]
 
     def host_tasks(self, limits: Limits) -> int:
         """The Sentry's host threads grow with the program's processes (on the ptrace platform ~101

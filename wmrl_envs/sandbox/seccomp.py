@@ -19,6 +19,7 @@ privilege escalation or of carrying data between runs. In BPF, top to bottom::
     if A in (mincore, cachestat):                          ENOSYS  # page-cache probes (below)
     if A in (fadvise64, readahead):                        return 0 without acting
     if A == madvise and args[2] == MADV_WILLNEED:          return 0 without acting
+    if A in DURABILITY:                                    return 0 without acting  # sync, fsync, ...
     if A in (open, openat) and flags & O_DIRECT:           EINVAL  # as a file system without direct I/O
     if A == fcntl and args[1] == F_SETFL and args[2] & O_DIRECT: EINVAL
     if A == openat2:                                       ENOSYS  # flags hide in memory: libc uses openat
@@ -76,6 +77,12 @@ throttled I/O uninterruptibly, so threads reading one large buffer outlived the 
 SIGKILL by minutes: ``O_DIRECT`` is refused (EINVAL, what a file system without direct I/O
 answers; buffered reads wait killably), at ``open``/``openat`` and ``fcntl(F_SETFL)``, and
 ``openat2``, whose flags are in memory, answers ENOSYS.
+
+The eighth red team's: ``fsync`` of a file on the host's disk, even one opened read-only through a
+read-only bind, makes ext4 send the disk a cache flush, and ``sync``/``syncfs`` flush every file
+system the host has: 134,000 flushes in 5 s from one run (an idle run: 100), which every writer on
+the host waits behind. A run writes only to its own memory file system, where these calls do
+nothing, so the whole family (``DURABILITY``) returns 0 without being made.
 
 Arguments are compared on their low 32 bits, which is exact: the kernel reads these four as
 ``unsigned int`` (personality, ioctl's cmd) or keeps every flag in the low word (clone, unshare).
@@ -144,6 +151,7 @@ PAGE_CACHE_PROBES = ("mincore", "cachestat")
 EXT4_IOC_GET_ES_CACHE = 0xC020662A
 XATTR_SETTERS = ("setxattr", "lsetxattr", "fsetxattr", "setxattrat")
 MADV_WILLNEED, F_SETFL = 3, 4
+DURABILITY = ("sync", "syncfs", "fsync", "fdatasync", "sync_file_range", "msync")  # no-ops on a run's tmpfs
 O_DIRECT = {"x86_64": 0x4000, "aarch64": 0x10000}  # the flag's value differs by architecture
 
 # Syscall numbers per architecture: (AUDIT_ARCH value, x32 bit or None, name -> number).
@@ -166,6 +174,7 @@ _X86_64 = {
     "fadvise64": 221, "preadv2": 327, "pwritev2": 328, "eventfd": 284, "eventfd2": 290, "fallocate": 285,
     "getsockopt": 55, "setsid": 112, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "setxattrat": 463,
     "readahead": 187, "madvise": 28, "open": 2, "openat": 257, "openat2": 437,
+    "sync": 162, "syncfs": 306, "fsync": 74, "fdatasync": 75, "sync_file_range": 277, "msync": 26,
 }  # fmt: skip
 _AARCH64 = {
     "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
@@ -184,6 +193,7 @@ _AARCH64 = {
     "cachestat": 451, "fadvise64": 223, "preadv2": 286, "pwritev2": 287, "eventfd2": 19, "fallocate": 47,
     "getsockopt": 209, "setsid": 157, "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463,
     "readahead": 213, "madvise": 233, "openat": 56, "openat2": 437,
+    "sync": 81, "syncfs": 267, "fsync": 82, "fdatasync": 83, "sync_file_range": 84, "msync": 227,
 }  # fmt: skip
 # Newer than the libseccomp and headers this is checked against: the kernel's one number for every
 # architecture (new system calls share it since 5.1), checked in a sandbox run instead.
@@ -250,6 +260,7 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         (_JEQ, nr["fadvise64"], "noop", None),
         (_JEQ, nr["readahead"], "noop", None),
         (_JEQ, nr["madvise"], "madvise", None),
+        *[(_JEQ, nr[name], "noop", None) for name in DURABILITY],
         *([(_JEQ, nr["open"], "open", None)] if "open" in nr else []),
         (_JEQ, nr["openat"], "openat", None),
         (_JEQ, nr["openat2"], "enosys", None),
@@ -289,6 +300,18 @@ def program(arch: str, allowed: tuple[str, ...] = ()) -> bytes:
         "kill", (_RET, _KILL_PROCESS, None, None),
     ]  # fmt: skip
     return _assemble(p)
+
+
+def durability_program(arch: str) -> bytes:
+    """A filter for processes that serve a run's system calls on the host (gVisor's Sentry and
+    gofer): ``DURABILITY`` returns 0 without being made, everything else is allowed."""
+    audit_arch, _, nr = ARCHES[arch]
+    return _assemble([
+        (_LD_ABS, _ARCH, None, None), (_JEQ, audit_arch, None, "allow"), (_LD_ABS, _NR, None, None),
+        *[(_JEQ, nr[name], "noop", None) for name in DURABILITY],
+        "allow", (_RET, _ALLOW, None, None),
+        "noop", (_RET, _ERRNO | 0, None, None),
+    ])  # fmt: skip
 
 
 @functools.cache
@@ -346,6 +369,7 @@ def docker_profile(arch: str) -> dict:
         rule(list(PAGE_CACHE_PROBES), errno.ENOSYS),
         rule(["fadvise64", "readahead"], 0),
         rule(["madvise"], 0, (2, MADV_WILLNEED)),
+        rule(list(DURABILITY), 0),
         *([rule(["open"], errno.EINVAL, (1, o_direct, masked))] if "open" in names else []),
         rule(["openat"], errno.EINVAL, (2, o_direct, masked)),
         rule(["fcntl"], errno.EINVAL, (1, F_SETFL), (2, o_direct, masked)),
