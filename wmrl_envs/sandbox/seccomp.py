@@ -210,7 +210,7 @@ _ALLOW, _ERRNO, _KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 _NR, _ARCH, _ARG0, _ARG1, _ARG2, _ARG5 = 0, 4, 16, 24, 32, 56  # offsets in struct seccomp_data (low words, little endian)
 
 
-def _assemble(program: list[tuple]) -> bytes:
+def _assemble(program: list[tuple | str]) -> bytes:
     """``(op, k, jt, jf)`` tuples and ``"label"`` strings -> ``struct sock_filter`` array.
 
     Jump targets are labels; a jump offset counts the instructions it skips."""
