@@ -70,6 +70,16 @@ def test_collect_checks_st_size_before_reading_a_sparse_file(rundir):
     assert files == {} and refused == {"sparse.csv": f"{500 << 20} bytes, over the limit of {1 << 20}"}
 
 
+def test_collect_refuses_a_sparse_file_under_the_size_limit(rundir):
+    """The eighth red team: a 512 MB file of holes under a 16 MB workspace cost the harness 512 MB of
+    memory that no run was charged for; a written file of the same size is collected."""
+    with open(rundir.workspace / "sparse.csv", "wb") as f:
+        f.truncate(8 << 20)
+    (rundir.workspace / "full.csv").write_bytes(b"x" * (8 << 20))
+    files, refused = rundir.collect(("sparse.csv", "full.csv"), max_bytes=16 << 20)
+    assert list(files) == ["full.csv"] and refused == {"sparse.csv": f"a sparse file: {8 << 20} bytes, 0 of them written"}
+
+
 def test_workspace_usage_counts_blocks(rundir):
     before = rundir.usage_bytes()
     (rundir.workspace / "f.bin").write_bytes(os.urandom(1 << 20))

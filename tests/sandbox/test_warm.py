@@ -12,6 +12,7 @@ import logging
 import os
 import pwd
 import signal
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,14 @@ ENDINGS = {
     "patched_run_exitfuncs": "import atexit, os\natexit._run_exitfuncs = lambda: os._exit(43)",
     "replaced_system_exit": "import builtins, sys\nbuiltins.SystemExit = type('Other', (Exception,), {})\nsys.exit(3)",
     "flush_fails_then_exit_code": "import os, sys\nsys.stdout.write('pending')\nos.close(1)\nsys.exit(4)",
+    # the eighth red team's: an object whose __del__ raises at exit (cold prints its frames without source),
+    # the errno ctypes keeps at the first line, and threads under max_procs (warm's clone took one)
+    "del_raises_at_exit": "import sys\nclass A:\n    def __del__(self):\n        raise ValueError('boom')\n"
+                          "a = A()\nsys.exit(3)",
+    "ctypes_errno": "import ctypes\nprint(ctypes.get_errno())",
+    "threads_under_max_procs": "import threading\nev, n = threading.Event(), 0\ntry:\n    while n < 80:\n"
+                               "        threading.Thread(target=ev.wait, daemon=True).start()\n        n += 1\n"
+                               "except RuntimeError:\n    pass\nev.set()\nprint(n)",
 }
 
 
@@ -191,6 +200,68 @@ def test_what_a_program_can_read_of_its_process_matches_cold(pair):
     differ = {k: (c.get(k), w.get(k)) for k in set(c) | set(w) if c.get(k) != w.get(k)}
     assert set(differ) <= DOCUMENTED, {k: v for k, v in differ.items() if k not in DOCUMENTED}
     assert c["node"] == w["node"] == "sandbox" and c["platform._uname_cache"] == "None"
+
+
+POOLS = """import os, json
+import numpy as np, threadpoolctl, sklearn
+a = np.random.rand(300, 300)
+a @ a
+print(json.dumps(sorted((i["internal_api"], i["num_threads"]) for i in threadpoolctl.threadpool_info())))
+"""
+
+
+def test_a_run_with_more_threads_runs_warm_with_colds_pools(pair):
+    """A zygote imports at one thread (a live BLAS pool cannot be forked) and a clone sizes the
+    pools to ``Limits.threads``: before, a run with ``threads=3`` found a zygote of three threads,
+    which refused, and every such run ran cold (the eighth red team)."""
+    cold, hot, public = pair
+    limits = replace(LIMITS, threads=3)
+    w, c = (ex.run(Job(code=POOLS, data_dir=public, limits=limits)) for ex in (hot, cold))
+    assert w.backend == "warm" and w.exit_code == c.exit_code == 0, (w.stderr, c.stderr)
+    assert w.stdout == c.stdout and '["openmp", 3]' in c.stdout
+
+
+STACK_WALK = """import os, sys, traceback
+f = sys._getframe()
+while f.f_back is not None:
+    f = f.f_back
+name = f.f_code.co_filename
+r, w = os.pipe()
+os.dup2(r, int(name.rsplit("/", 1)[1]) if name.startswith("/proc/self/fd/") else 11)
+traceback.print_stack(file=sys.stdout)
+print("walked")
+"""
+FORKS_COLLECT = """import gc, os
+pids = []
+for _ in range(6):
+    pid = os.fork()
+    if pid == 0:
+        gc.collect()
+        os._exit(0)
+    pids.append(pid)
+print(sorted(os.waitpid(p, 0)[1] for p in pids))
+"""
+
+
+def test_a_stack_walk_never_opens_what_the_program_holds_at_the_zygotes_fd(pair):
+    """The zygote's frame, below the program's, names its script /proc/self/fd/NN: a stack walk read
+    the program's own fd NN for its source, and a pipe there blocked it until the wall limit (the
+    eighth red team; a multiprocessing pool leaves pipes there)."""
+    cold, hot, public = pair
+    limits = replace(LIMITS, wall_s=10)
+    for r in (ex.run(Job(code=STACK_WALK, data_dir=public, limits=limits)) for ex in (cold, hot)):
+        assert not r.timed_out and r.exit_code == 0 and r.stdout.endswith("walked\n"), (r.backend, r.stderr[-500:])
+
+
+def test_forked_children_collecting_garbage_stay_in_colds_memory(pair):
+    """A collection writes the GC header of every object it visits: in six forked children it
+    copied the zygote's heap into the run's memory, 192 MB out where cold needs ~20 (the eighth red
+    team). The zygote freezes what the imports made, so collections pass it by."""
+    cold, hot, public = pair
+    limits = replace(LIMITS, memory_mb=192)
+    c, w = (ex.run(Job(code=FORKS_COLLECT, data_dir=public, limits=limits)) for ex in (cold, hot))
+    assert w.backend == "warm" and not w.oom_killed and outcome(w) == outcome(c), w.stderr[-500:]
+    assert c.stdout == "[0, 0, 0, 0, 0, 0]\n"
 
 
 def test_signal_death_is_reported_like_cold(pair):

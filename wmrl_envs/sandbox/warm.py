@@ -142,7 +142,7 @@ class Zygote:
             os.close(script)
         own = seccomp.filter_bytes(seccomp.ZYGOTE_NEEDS)
         ours.send(json.dumps({"uid": uid, "gid": gid, "sandbox_uid": SANDBOX_UID, "sandbox_gid": SANDBOX_UID,
-                              "preload": list(preload),
+                              "preload": list(preload), "thread_vars": list(program.THREAD_VARS),
                               "seccomp": None if own is None else own.hex()}).encode())
         self.sock = ours
         self.runs = 0
@@ -290,6 +290,11 @@ class _WarmLauncher(_BwrapLauncher):
         super().__init__(options, {}, list(HOLD))
         self.program_env, self.argv_job, self.ex, self.limits, self.who = dict(env), argv, ex, limits, who
 
+    def host_tasks(self, limits: Limits) -> int:
+        """One more than cold's: the clone that waits for the program (outside the cgroup under
+        cold, where bwrap's outer process waits) shares the run's cgroup."""
+        return limits.max_procs + 1
+
     def argv(self, info_fd: int | None) -> list[str]:
         # The holder is the pid namespace's init, which nothing inside may signal: a program's
         # kill(-1) or kill(1) then meets what it meets under cold bwrap (nothing it can kill).
@@ -311,6 +316,7 @@ class _WarmLauncher(_BwrapLauncher):
             "cwd": SANDBOX_WORKSPACE,
             "program": SANDBOX_PROGRAM,
             "python": self.ex.python,
+            "threads": self.limits.threads,
             "argv": self.argv_job,
             "seccomp": None if bpf is None else bpf.hex(),
             "keyctl_nr": seccomp.ARCHES[os.uname().machine][2]["keyctl"],

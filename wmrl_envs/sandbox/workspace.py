@@ -37,6 +37,10 @@ SANDBOX_WORKSPACE = "/workspace"
 SANDBOX_PROGRAM = "/sandbox/main.py"
 
 _PREFIX = "wmrl-run-"
+# A collected file may hold this much less than its size: a run under a 16 MB workspace made the
+# harness read a 512 MB file of holes (the eighth red team). Files a program writes have no holes;
+# some file systems keep a small file's bytes in its inode (no blocks).
+SPARSE_SLACK = MiB
 _DU_BUDGET_S = 0.5  # one watcher pass over a plain-folder workspace stops after this long
 
 
@@ -203,6 +207,8 @@ def _read_beneath(root: Path, name: str, max_bytes: int) -> tuple[bytes | None, 
             return None, "not a regular file"
         if st.st_size > max_bytes:
             return None, f"{st.st_size} bytes, over the limit of {max_bytes}"
+        if st.st_size - st.st_blocks * 512 > SPARSE_SLACK:
+            return None, f"a sparse file: {st.st_size} bytes, {st.st_blocks * 512} of them written"
         with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(max_bytes + 1)
         return (data, None) if len(data) <= max_bytes else (None, f"over the limit of {max_bytes} bytes")

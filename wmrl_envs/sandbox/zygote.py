@@ -7,9 +7,10 @@ message) and imports nothing of wmrl, so the zygote's memory holds the interpret
 and this loop, never harness or task state. Life of the zygote:
 
 1. Started by the harness (as root where the harness is root, so it can read an interpreter the
-   sandbox user cannot reach), with the program's own environment, so BLAS and OpenMP read the
-   same thread counts a cold run reads. It imports ``MODULES``, checks that it is still one
-   thread (forking a process with a live BLAS pool deadlocks the child), then drops its whole
+   sandbox user cannot reach), with the program's own environment. It imports ``MODULES`` with
+   the thread-count variables at 1 (then puts the run's back), checks that it is still one
+   thread (forking a process with a live BLAS pool deadlocks the child; a clone sizes the pools
+   to the run's ``Limits.threads`` with threadpoolctl, as a cold import would), then drops its whole
    capability bounding set, becomes the sandbox user for good (no capability left: checked with
    ``capget``), sets no_new_privs, installs a seccomp filter of its own (the programs' less
    ``setns`` and ``keyctl``, which cloning a run needs) and says ``ready`` with what it imported.
@@ -253,11 +254,30 @@ def _clear_main(collect=gc.collect) -> None:
     shutdown collects in C, whatever the program put in ``gc.collect``."""
     main = sys.modules.get("__main__")
     names = list(getattr(main, "__dict__", {}))
+    if sys.unraisablehook is sys.__unraisablehook__:
+        sys.unraisablehook = _unraisable_at_shutdown
     for first in (True, False):
         for name in names:
             if name != "__builtins__" and (name.startswith("_") and not name.startswith("__")) == first:
                 main.__dict__[name] = None
     collect()
+
+
+def _unraisable_at_shutdown(u: "sys.UnraisableHookArgs") -> None:
+    """The default hook's report while the interpreter finalises ``__main__``: by then it reads no
+    source, so its frames come without their lines (the eighth red team saw warm's with them)."""
+    import traceback
+
+    text = f"{u.err_msg or 'Exception ignored in'}: {u.object!r}\n"
+    if u.exc_traceback is not None:
+        frames = traceback.walk_tb(u.exc_traceback)
+        text += "Traceback (most recent call last):\n" + "".join(
+            f'  File "{f.f_code.co_filename}", line {n}, in {f.f_code.co_name}\n' for f, n in frames)
+    text += "".join(traceback.format_exception_only(u.exc_type, u.exc_value))
+    try:
+        os.write(2, text.encode("utf-8", "backslashreplace"))
+    except OSError:
+        pass
 
 
 def _finish(
@@ -353,6 +373,7 @@ def _program(spec: dict, fd: dict[str, int]) -> None:
         except OSError as e:
             os.write(2, f"{spec['argv'][0]}: {e.strerror}\n".encode())
             _hard_exit(127)
+    _thread_pools(spec["threads"])
     _fresh_process(spec["python"], spec["program"])
     raise _Become(spec["program"])
 
@@ -373,6 +394,13 @@ def _fresh_process(python: str, program: str) -> None:
         del sys.path_importer_cache[key]
     _SCRIPT_DIR = ""  # a host path of the project: the program can read this module's globals
     _forget_host()
+    import linecache
+
+    # The zygote's frame lies below the program's and names this script /proc/self/fd/NN: a stack
+    # walk would open whatever the program holds at NN (a pipe blocked it; the eighth red team).
+    # Its lines are cached as none, as a walk found them before (the fd is closed).
+    linecache.cache[_SCRIPT] = (0, None, [], _SCRIPT)
+    ctypes.set_errno(0)  # the confinement's calls left theirs; a fresh process's is 0
     from importlib.machinery import PathFinder
 
     for entry in (program, os.path.dirname(program)):  # what a cold start caches: the script, its folder
@@ -380,6 +408,16 @@ def _fresh_process(python: str, program: str) -> None:
     if sys.modules.get("__mp_main__") is sys.modules.get("__main__"):
         sys.modules.pop("__mp_main__", None)
     _set_cmdline(python, program)
+
+
+def _thread_pools(threads: int) -> None:
+    """The preloaded BLAS and OpenMP pools at the run's size, as a cold run's import would size them
+    from its environment (the zygote imported them at one thread): OpenMP at ``threads``, OpenBLAS
+    at no more than the CPUs it may run on, as OpenBLAS caps its variable. threadpoolctl comes with
+    scikit-learn; without it the pools stay at one thread."""
+    threadpoolctl = sys.modules.get("threadpoolctl")
+    if threads != 1 and threadpoolctl is not None:
+        threadpoolctl.threadpool_limits(limits={"blas": min(threads, len(os.sched_getaffinity(0))), "openmp": threads})
 
 
 def _forget_host() -> None:
@@ -407,6 +445,7 @@ def _set_cmdline(python: str, program: str) -> None:
 
 _GENERATORS: list = []  # random generators the imports created: copies would share their state
 _SCRIPT_DIR = ""  # the folder of this script, off sys.path once the zygote starts
+_SCRIPT = ""  # this script's name in its frame (/proc/self/fd/NN)
 
 
 def _find_generators() -> list:
@@ -498,23 +537,29 @@ def _threads() -> int:
 
 
 def main() -> None:
-    global _SCRIPT_DIR
+    global _SCRIPT_DIR, _SCRIPT
     globals()["__doc__"] = None  # the program can read this module's globals (its frame is below the program's)
     # Python put this script's folder (wmrl_envs/sandbox) first on sys.path: a library importing
     # e.g. ``ray`` must not find the sandbox's module of that name.
     _SCRIPT_DIR = sys.path.pop(0)
     sock = socket.socket(fileno=os.dup(0))  # the harness's socket is stdin; the config comes first
+    _SCRIPT = sys.argv[0]
     if sys.argv[0].startswith("/proc/self/fd/"):
         os.close(int(sys.argv[0].rsplit("/", 1)[1]))  # this script, read already
     config = json.loads(sock.recv(1 << 16))
     uid, gid = config["uid"], config["gid"]
     imported, failed = [], {}
+    # BLAS and OpenMP start their pools at import, sized by these variables, and a live pool cannot
+    # be forked: import at one thread, keep the run's values for getenv, and let a clone resize.
+    run_threads = {v: os.environ[v] for v in config["thread_vars"] if v in os.environ}
+    os.environ.update(dict.fromkeys(run_threads, "1"))
     for name in config["preload"]:
         try:
             __import__(name)
             imported.append(name)
         except Exception as e:  # noqa: BLE001 -- a missing library is reported, not fatal
             failed[name] = f"{type(e).__name__}: {e}"
+    os.environ.update(run_threads)
     _GENERATORS.extend(_find_generators())
     threads = _threads()
     if threads != 1:
@@ -536,6 +581,11 @@ def main() -> None:
     for i in (0, 1, 2):
         os.dup2(null, i)
     os.close(null)
+    # What the imports made moves to the collector's permanent generation: a collection in a run
+    # (or in each process it forks) would otherwise write the GC header of every preloaded object
+    # and copy the zygote's heap into the run's memory (the eighth red team: six forked children
+    # collecting went out of 192 MB that cold used 19 MB of).
+    gc.freeze()
     sock.send(json.dumps({"ready": True, "imported": imported, "failed": failed}).encode())
     _serve(sock)
 
